@@ -1,0 +1,154 @@
+"""The narrow device interface a workload driver talks to, and its adapter over warpsim's emulator.
+
+Drivers never touch the emulator directly: they see `DeviceApi` (upload, alloc, download, write,
+launch). The functional run passes `EmulatorApi`; the timing model passes its own recording
+device with the same five methods, so one driver serves both modes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+Dim3 = tuple[int, int, int]
+
+
+class Ptr(int):
+    """A device address. Distinct from int so a driver's scalar and pointer arguments never mix."""
+
+    def __add__(self, other: int) -> Ptr:  # pointer arithmetic in bytes keeps the type
+        return Ptr(int(self) + int(other))
+
+    def __repr__(self) -> str:
+        return f"Ptr(0x{int(self):x})"
+
+
+NULL = Ptr(0)
+
+
+def dim3(d: int | Sequence[int]) -> Dim3:
+    """Normalise an int or 1-3 sequence to a full (x, y, z) triple."""
+    if isinstance(d, int | np.integer):
+        return (int(d), 1, 1)
+    t = tuple(int(v) for v in d)
+    if not 1 <= len(t) <= 3 or any(v < 1 for v in t):
+        raise ValueError(f"bad launch dimension {d!r}")
+    return (t + (1, 1))[:3]
+
+
+@dataclass(frozen=True)
+class LaunchRecord:
+    """What a native host program would have passed to cudaLaunchKernel (plus what the run counted)."""
+
+    kernel: str
+    grid: Dim3
+    block: Dim3
+    shared_bytes: int = 0
+    stream: int = 0
+    warp_instructions: int | None = None
+    thread_instructions: int | None = None
+
+    @property
+    def ctas(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
+    def threads_per_cta(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+
+@runtime_checkable
+class DeviceApi(Protocol):
+    """What a driver may do with a device: the subset of the CUDA runtime the workloads use."""
+
+    def upload(self, array: np.ndarray) -> Ptr: ...
+
+    def alloc(self, nbytes: int) -> Ptr: ...
+
+    def write(self, ptr: Ptr, array: np.ndarray) -> None: ...
+
+    def download(self, ptr: Ptr, dtype: Any, shape: int | tuple[int, ...]) -> np.ndarray: ...
+
+    def launch(
+        self,
+        kernel: str,
+        grid: Dim3,
+        block: Dim3,
+        args: Sequence[Any],
+        shared_bytes: int = 0,
+        stream: int = 0,
+    ) -> LaunchRecord: ...
+
+
+@dataclass
+class EmulatorApi:
+    """`DeviceApi` over warpsim's functional PTX emulator (issue 4's host API).
+
+    One instance serves one workload run: it loads that workload's PTX module on a fresh device
+    and records every launch in `launches`.
+    """
+
+    ptx_path: Path
+    device: Any = None
+    launches: list[LaunchRecord] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        import warpsim
+
+        if self.device is None:
+            self.device = warpsim.Device()
+        self._module = warpsim.load_ptx(self.ptx_path)
+
+    def upload(self, array: np.ndarray) -> Ptr:
+        return Ptr(self.device.to_device(np.ascontiguousarray(array)))
+
+    def alloc(self, nbytes: int) -> Ptr:
+        return Ptr(self.device.alloc(max(int(nbytes), 1)))
+
+    def write(self, ptr: Ptr, array: np.ndarray) -> None:
+        self.device.write(int(ptr), np.ascontiguousarray(array))
+
+    def download(self, ptr: Ptr, dtype: Any, shape: int | tuple[int, ...]) -> np.ndarray:
+        return np.array(self.device.to_host(int(ptr), np.dtype(dtype), shape), copy=True)
+
+    def launch(
+        self,
+        kernel: str,
+        grid: Dim3,
+        block: Dim3,
+        args: Sequence[Any],
+        shared_bytes: int = 0,
+        stream: int = 0,
+    ) -> LaunchRecord:
+        result = self._module.launch(
+            kernel, grid, block, [_plain(a) for a in args], shared_bytes=shared_bytes, stream=stream
+        )
+        rec = LaunchRecord(
+            kernel,
+            grid,
+            block,
+            shared_bytes,
+            stream,
+            _stat(result, "warp_instructions"),
+            _stat(result, "thread_instructions"),
+        )
+        self.launches.append(rec)
+        return rec
+
+
+def _plain(arg: Any) -> Any:
+    """Pointers become plain ints; numpy scalars keep their width (the PTX .param type decides)."""
+    if isinstance(arg, Ptr):
+        return int(arg)
+    return arg
+
+
+def _stat(result: Any, name: str) -> int | None:
+    if result is None:
+        return None
+    value = result.get(name) if isinstance(result, dict) else getattr(result, name, None)
+    return None if value is None else int(value)

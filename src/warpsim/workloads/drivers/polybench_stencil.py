@@ -1,0 +1,224 @@
+"""PolyBench/GPU-style stencils and decompositions: many of them launch once per time step or column."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from warpsim.workloads.context import RunContext, cdiv, f32, f64, i32
+from warpsim.workloads.registry import register
+
+BX, BY = 32, 8
+B1 = 256
+
+
+def _grid2(cols: int, rows: int) -> tuple[int, int]:
+    return (cdiv(cols, BX), cdiv(rows, BY))
+
+
+@register(
+    "polybench/2dconv",
+    "polybench/2dconv.cu",
+    ["conv2d_kernel"],
+    tiny=dict(NI=64, NJ=64),
+    small=dict(NI=256, NJ=256),
+    standard=dict(NI=4096, NJ=4096),
+)
+def conv2d(ctx: RunContext) -> None:
+    """2D 3x3 convolution, one launch."""
+    ni, nj = ctx.sz.NI, ctx.sz.NJ
+    A = ctx.rand(ni, nj)
+    dA, dB = ctx.upload(A), ctx.zeros((ni, nj))
+    ctx.launch("conv2d_kernel", _grid2(nj, ni), (BX, BY), i32(ni), i32(nj), dA, dB)
+
+    def ref() -> np.ndarray:
+        a, out = A.astype(f64), np.zeros((ni, nj))
+        c = [[0.2, -0.3, 0.4], [0.5, 0.6, 0.7], [-0.8, -0.9, 0.10]]  # c[col offset][row offset]
+        for dj in range(3):
+            for di in range(3):
+                out[1:-1, 1:-1] += c[dj][di] * a[di : ni - 2 + di, dj : nj - 2 + dj]
+        return out
+
+    ctx.check("B", lambda: ctx.download(dB, (ni, nj)), ref)
+
+
+@register(
+    "polybench/3dconv",
+    "polybench/3dconv.cu",
+    ["conv3d_kernel"],
+    tiny=dict(NI=8, NJ=32, NK=32),
+    small=dict(NI=32, NJ=64, NK=64),
+    standard=dict(NI=256, NJ=256, NK=256),
+)
+def conv3d(ctx: RunContext) -> None:
+    """3D convolution, one launch per interior plane (NI-2 launches)."""
+    ni, nj, nk = ctx.sz.NI, ctx.sz.NJ, ctx.sz.NK
+    A = ctx.rand(ni, nj, nk)
+    dA, dB = ctx.upload(A), ctx.zeros((ni, nj, nk))
+    for i in range(1, ni - 1):
+        ctx.launch("conv3d_kernel", _grid2(nk, nj), (BX, BY), i32(ni), i32(nj), i32(nk), dA, dB, i32(i))
+
+    def ref() -> np.ndarray:
+        a, out = A.astype(f64), np.zeros((ni, nj, nk))
+
+        def s(di: int, dj: int, dk: int) -> np.ndarray:
+            return a[1 + di : ni - 1 + di, 1 + dj : nj - 1 + dj, 1 + dk : nk - 1 + dk]
+
+        out[1:-1, 1:-1, 1:-1] = (
+            2 * s(-1, -1, -1)
+            + 4 * s(1, -1, -1)
+            + 5 * s(-1, 0, -1)
+            + 7 * s(1, 0, -1)
+            - 8 * s(-1, 1, -1)
+            + 10 * s(1, 1, -1)
+            - 3 * s(0, -1, 0)
+            + 6 * s(0, 0, 0)
+            - 9 * s(0, 1, 0)
+            + 2 * s(-1, -1, 1)
+            + 4 * s(1, 1, 1)
+        )
+        return out
+
+    ctx.check("B", lambda: ctx.download(dB, (ni, nj, nk)), ref)
+
+
+@register(
+    "polybench/fdtd2d",
+    "polybench/fdtd2d.cu",
+    ["fdtd_step1", "fdtd_step2", "fdtd_step3"],
+    tiny=dict(NX=32, NY=32, TMAX=4),
+    small=dict(NX=128, NY=128, TMAX=20),
+    standard=dict(NX=2048, NY=2048, TMAX=500),
+)
+def fdtd2d(ctx: RunContext) -> None:
+    """2D FDTD: three launches per time step (3 x TMAX launches)."""
+    nx, ny, tmax = ctx.sz.NX, ctx.sz.NY, ctx.sz.TMAX
+    fict = np.arange(tmax, dtype=f32)
+    ex, ey, hz = ctx.rand(nx, ny + 1), ctx.rand(nx + 1, ny), ctx.rand(nx, ny)
+    dfict, dex, dey, dhz = ctx.upload(fict), ctx.upload(ex), ctx.upload(ey), ctx.upload(hz)
+    g = _grid2(ny, nx)
+    for t in range(tmax):
+        ctx.launch("fdtd_step1", g, (BX, BY), i32(nx), i32(ny), dfict, dey, dhz, i32(t))
+        ctx.launch("fdtd_step2", g, (BX, BY), i32(nx), i32(ny), dex, dhz)
+        ctx.launch("fdtd_step3", g, (BX, BY), i32(nx), i32(ny), dex, dey, dhz)
+    e_x, e_y, h_z = ex.astype(f64), ey.astype(f64), hz.astype(f64)
+    for t in range(tmax):
+        e_y[0, :] = fict[t]
+        e_y[1:nx, :] -= 0.5 * (h_z[1:nx, :] - h_z[0 : nx - 1, :])
+        e_x[:, 1:ny] -= 0.5 * (h_z[:, 1:ny] - h_z[:, 0 : ny - 1])
+        h_z -= 0.7 * (e_x[:, 1 : ny + 1] - e_x[:, 0:ny] + e_y[1 : nx + 1, :] - e_y[0:nx, :])
+    ctx.check("ex", lambda: ctx.download(dex, (nx, ny + 1)), e_x, rtol=1e-4)
+    ctx.check("ey", lambda: ctx.download(dey, (nx + 1, ny)), e_y, rtol=1e-4)
+    ctx.check("hz", lambda: ctx.download(dhz, (nx, ny)), h_z, rtol=1e-4)
+
+
+def _well_conditioned(ctx: RunContext, m: int, n: int) -> np.ndarray:
+    a = ctx.rand(m, n, lo=-1.0, hi=1.0).astype(f64)
+    a[np.arange(n), np.arange(n)] += n
+    return a.astype(f32)
+
+
+@register(
+    "polybench/gramschmidt",
+    "polybench/gramschmidt.cu",
+    ["gramschmidt_kernel1", "gramschmidt_kernel2", "gramschmidt_kernel3"],
+    tiny=dict(M=32, N=16),
+    small=dict(M=128, N=64),
+    standard=dict(M=2048, N=2048),
+)
+def gramschmidt(ctx: RunContext) -> None:
+    """Gram-Schmidt QR: three launches per column (3 x N launches)."""
+    m, n = ctx.sz.M, ctx.sz.N
+    A = _well_conditioned(ctx, m, n)
+    dA, dR, dQ = ctx.upload(A), ctx.zeros((n, n)), ctx.zeros((m, n))
+    for k in range(n):
+        ctx.launch("gramschmidt_kernel1", 1, B1, i32(m), i32(n), dA, dR, i32(k))
+        ctx.launch("gramschmidt_kernel2", cdiv(m, B1), B1, i32(m), i32(n), dA, dR, dQ, i32(k))
+        ctx.launch("gramschmidt_kernel3", cdiv(n, B1), B1, i32(m), i32(n), dA, dR, dQ, i32(k))
+    a, q, r = A.astype(f64), np.zeros((m, n)), np.zeros((n, n))
+    for k in range(n):
+        r[k, k] = np.sqrt(a[:, k] @ a[:, k])
+        q[:, k] = a[:, k] / r[k, k]
+        r[k, k + 1 :] = q[:, k] @ a[:, k + 1 :]
+        a[:, k + 1 :] -= np.outer(q[:, k], r[k, k + 1 :])
+    ctx.check("R", lambda: ctx.download(dR, (n, n)), r, rtol=1e-4)
+    ctx.check("Q", lambda: ctx.download(dQ, (m, n)), q, rtol=1e-4)
+    ctx.check("A", lambda: ctx.download(dA, (m, n)), a, rtol=1e-4)
+
+
+@register(
+    "polybench/correlation",
+    "polybench/correlation.cu",
+    ["corr_mean", "corr_std", "corr_reduce", "corr_corr"],
+    tiny=dict(M=32, N=32),
+    small=dict(M=128, N=128),
+    standard=dict(M=2048, N=2048),
+)
+def correlation(ctx: RunContext) -> None:
+    """Correlation matrix: mean, stddev, normalise and correlate (4 launches)."""
+    m, n = ctx.sz.M, ctx.sz.N
+    eps = 0.005
+    data = ctx.rand(n, m)
+    ddata, dmean, dstd, dsym = ctx.upload(data), ctx.zeros(m), ctx.zeros(m), ctx.zeros((m, m))
+    fn = f32(n)
+    ctx.launch("corr_mean", cdiv(m, B1), B1, i32(m), i32(n), fn, ddata, dmean)
+    ctx.launch("corr_std", cdiv(m, B1), B1, i32(m), i32(n), fn, f32(eps), ddata, dmean, dstd)
+    ctx.launch("corr_reduce", _grid2(m, n), (BX, BY), i32(m), i32(n), fn, ddata, dmean, dstd)
+    ctx.launch("corr_corr", cdiv(m, B1), B1, i32(m), i32(n), ddata, dsym)
+    d = data.astype(f64)
+    mean = d.mean(axis=0)
+    std = np.sqrt(((d - mean) ** 2).mean(axis=0))
+    std[std <= eps] = 1.0
+    dc = (d - mean) / (np.sqrt(n) * std)
+    sym = dc.T @ dc
+    np.fill_diagonal(sym, 1.0)
+    ctx.check("mean", lambda: ctx.download(dmean, m), mean)
+    ctx.check("stddev", lambda: ctx.download(dstd, m), std)
+    ctx.check("data", lambda: ctx.download(ddata, (n, m)), dc, rtol=1e-4)
+    ctx.check("symmat", lambda: ctx.download(dsym, (m, m)), sym, rtol=1e-4)
+
+
+@register(
+    "polybench/covariance",
+    "polybench/covariance.cu",
+    ["covar_mean", "covar_reduce", "covar_covar"],
+    tiny=dict(M=32, N=32),
+    small=dict(M=128, N=128),
+    standard=dict(M=2048, N=2048),
+)
+def covariance(ctx: RunContext) -> None:
+    """Covariance matrix: mean, centre, covariance (3 launches)."""
+    m, n = ctx.sz.M, ctx.sz.N
+    data = ctx.rand(n, m)
+    ddata, dmean, dsym = ctx.upload(data), ctx.zeros(m), ctx.zeros((m, m))
+    ctx.launch("covar_mean", cdiv(m, B1), B1, i32(m), i32(n), f32(n), ddata, dmean)
+    ctx.launch("covar_reduce", _grid2(m, n), (BX, BY), i32(m), i32(n), ddata, dmean)
+    ctx.launch("covar_covar", cdiv(m, B1), B1, i32(m), i32(n), ddata, dsym)
+    d = data.astype(f64)
+    mean = d.mean(axis=0)
+    dc = d - mean
+    ctx.check("mean", lambda: ctx.download(dmean, m), mean)
+    ctx.check("data", lambda: ctx.download(ddata, (n, m)), dc, rtol=1e-4)
+    ctx.check("symmat", lambda: ctx.download(dsym, (m, m)), dc.T @ dc, rtol=1e-4)
+
+
+@register(
+    "polybench/lu",
+    "polybench/lu.cu",
+    ["lu_kernel1", "lu_kernel2"],
+    tiny=dict(N=32),
+    small=dict(N=128),
+    standard=dict(N=2048),
+)
+def lu(ctx: RunContext) -> None:
+    """In-place LU decomposition: two launches per pivot (2 x N launches)."""
+    n = ctx.sz.N
+    A = _well_conditioned(ctx, n, n)
+    dA = ctx.upload(A)
+    for k in range(n):
+        ctx.launch("lu_kernel1", cdiv(n, B1), B1, i32(n), dA, i32(k))
+        ctx.launch("lu_kernel2", _grid2(n, n), (BX, BY), i32(n), dA, i32(k))
+    a = A.astype(f64)
+    for k in range(n):
+        a[k, k + 1 :] /= a[k, k]
+        a[k + 1 :, k + 1 :] -= np.outer(a[k + 1 :, k], a[k, k + 1 :])
+    ctx.check("LU", lambda: ctx.download(dA, (n, n)), a, rtol=1e-4)
