@@ -49,9 +49,9 @@ def write(directory: Path, name: str, text: str, *, xz: bool = False) -> Path:
     return path
 
 
-def line_of(text: str, needle: str) -> int:
-    """1-based number of the first line of `text` containing `needle`."""
-    for i, line in enumerate(text.splitlines(), 1):
-        if needle in line:
-            return i
-    raise AssertionError(f"{needle!r} not in text")
+def line_of(text: str, needle: str, *, last: bool = False) -> int:
+    """1-based number of the first (or last) line of `text` containing `needle`."""
+    found = [i for i, line in enumerate(text.splitlines(), 1) if needle in line]
+    if not found:
+        raise AssertionError(f"{needle!r} not in text")
+    return found[-1] if last else found[0]
