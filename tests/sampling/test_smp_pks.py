@@ -1,0 +1,69 @@
+"""PKS recovers planted clusters; the k rule; two-level maps lightweight launches correctly."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.metrics import adjusted_rand_score
+from smp_synth import table_from
+
+from warpsim.sampling.evaluate import evaluate
+from warpsim.sampling.pks import choose_k, first_representatives, pks
+from warpsim.sampling.table import TABLE2_NSIGHT
+from warpsim.sampling.twolevel import pks_two_level
+
+
+def planted(n_per: int = 30, seed: int = 1):
+    """Three clusters in the 12 Table 2 metrics, interleaved in launch order."""
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(1e3, 1e6, size=(3, 12))
+    truth = np.tile([0, 1, 2], n_per)
+    x = centres[truth] * (1 + 0.01 * rng.standard_normal((len(truth), 12)))
+    times = np.array([100.0, 1000.0, 10000.0])[truth] * (1 + 0.01 * rng.standard_normal(len(truth)))
+    metrics = {m: x[:, i] for i, m in enumerate(TABLE2_NSIGHT)}
+    names = [f"k{c}" for c in truth]
+    return table_from(names, list(times), metrics=metrics), truth, times
+
+
+def test_pks_recovers_planted_clusters():
+    table, truth, times = planted()
+    sel = pks(table, target_error=0.05)
+    assert sel.metadata["k"] == 3                       # k=1, 2 cannot be within 5 %
+    assert sel.metadata["features"] == list(TABLE2_NSIGHT)
+    labels = np.empty(len(table), dtype=int)
+    for c, st in enumerate(sel.strata):
+        labels[st.members] = c
+    assert adjusted_rand_score(truth, labels) == 1.0
+    # first-launched representatives: launches 0, 1, 2, each weighted 30
+    assert sorted(sel.selected()) == [(0, 30.0), (1, 30.0), (2, 30.0)]
+    ev = evaluate(sel, table)
+    expected = 30 * (times[0] + times[1] + times[2])
+    assert abs(ev.projected_total - expected) < 1e-6
+    assert not any("FALLBACK" in n for n in sel.notes)
+
+
+def test_pks_fallback_is_announced():
+    table = table_from(["a", "b"] * 10, [1.0, 50.0] * 10)
+    sel = pks(table)
+    assert any("FALLBACK" in n for n in sel.notes)
+    assert evaluate(sel, table).error_pct == 0.0
+
+
+def test_choose_k_rule_and_first_representative():
+    assert choose_k(np.array([0.3, 0.04, 0.01]), 0.05) == 2       # smallest k under target
+    assert choose_k(np.array([0.3, 0.2, 0.25]), 0.05) == 2        # none: least error
+    reps, sizes = first_representatives(np.array([1, 0, 1, 2, 0]))
+    assert reps.tolist() == [1, 0, 3] and sizes.tolist() == [2, 2, 1]
+
+
+def test_two_level_maps_the_tail_by_lightweight_features():
+    table, truth, times = planted(n_per=40)
+    # the lightweight profile only knows names/grids; give each cluster its own grid too
+    table.grid[:, 0] = np.array([10, 20, 30])[truth]
+    sel = pks_two_level(table, j=60, target_error=0.05)
+    assert sel.metadata["k"] == 3 and sel.parameters["j"] == 60
+    acc = sel.metadata["holdout_accuracy"][sel.metadata["classifier"]]
+    assert acc == 1.0
+    sizes = sorted(st.size for st in sel.strata)
+    assert sizes == [40, 40, 40]                        # tail launches assigned to their clusters
+    assert all(int(s) < 60 for s, _ in sel.selected())  # representatives come from the first j
+    assert evaluate(sel, table).error_pct < 5
