@@ -1,0 +1,1 @@
+"""Execution-driven frontend: PTX parser, vectorised functional emulator, launch API (no GPU needed)."""

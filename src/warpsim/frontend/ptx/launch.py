@@ -1,0 +1,252 @@
+"""Host side of the PTX frontend: load a module, launch kernels functionally, for timing, or to profile."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from warpsim.errors import InputError
+from warpsim.frontend.ptx.kernel import Kernel
+from warpsim.frontend.ptx.machine import Batch, run_batch
+from warpsim.frontend.ptx.memory import LOCAL_BASE, SHMEM_BASE, Device, DeviceArray
+from warpsim.frontend.ptx.parser import parse
+from warpsim.frontend.ptx.program import link, place_globals
+from warpsim.frontend.ptx.recorder import ProfileRecorder, TraceRecorder
+from warpsim.frontend.ptx.types import NP
+from warpsim.ir.records import CtaTrace, KernelInfo
+
+DEFAULT_BATCH_THREADS = 1 << 16
+_default_device: Device | None = None
+
+
+def default_device() -> Device:
+    global _default_device
+    if _default_device is None:
+        _default_device = Device()
+    return _default_device
+
+
+def _dim3(x, what: str) -> tuple[int, int, int]:
+    t = (int(x),) if isinstance(x, int | np.integer) else tuple(int(v) for v in x)
+    if not 1 <= len(t) <= 3 or any(v < 1 for v in t):
+        raise InputError(f"{what} must be 1 to 3 positive integers, got {x!r}")
+    return (t + (1, 1))[:3]
+
+
+@dataclass
+class LaunchResult:
+    """What a functional launch did: counts and wall time."""
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    thread_instructions: int
+    seconds: float
+
+    @property
+    def thread_instructions_per_second(self) -> float:
+        return self.thread_instructions / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class KernelProfile:
+    """Functional profile of one launch: PKA Table 2 metrics and per-warp basic-block vectors."""
+
+    name: str
+    kernel_id: int
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    metrics: dict[str, float]
+    bbv: np.ndarray                 # [warps in the grid, basic blocks] block entry counts
+    block_pcs: np.ndarray           # IR pc where each basic block starts
+    block_sizes: np.ndarray         # instructions per basic block
+    seconds: float = 0.0
+    counters: dict[str, int] = field(default_factory=dict)
+
+
+class PtxKernelSource:
+    """A timing-mode launch: CTAs are emulated lazily (in small batches) from a memory snapshot.
+
+    The launch already ran functionally so the host sees its results; this replays it on a private copy
+    of device memory taken at launch, so later host activity does not change the trace.
+    """
+
+    def __init__(self, info: KernelInfo, kernel: Kernel, kparams: bytes, dyn_shared: int,
+                 snapshot: np.ndarray, ctas_per_batch: int) -> None:
+        self.info = info
+        self.kernel = kernel
+        self._kparams = kparams
+        self._dyn = dyn_shared
+        self._snap = snapshot
+        self._per = max(1, ctas_per_batch)
+
+    def iter_ctas(self) -> Iterator[CtaTrace]:
+        dev = Device(capacity=max(self._snap.size, 1 << 12))
+        dev.heap[:self._snap.size] = self._snap
+        dev.top = self._snap.size
+        order = _cta_order(self.info.grid)
+        wpc = self.info.warps_per_cta
+        for s in range(0, len(order), self._per):
+            ctas = order[s:s + self._per]
+            b = Batch(self.kernel, ctas, self.info.grid, self.info.block, dev, self._kparams, self._dyn)
+            rec = TraceRecorder(self.kernel, b.T)
+            b.rec = rec
+            run_batch(b)
+            yield from rec.ctas(ctas, wpc)
+
+
+def _cta_order(grid) -> list[tuple[int, int, int]]:
+    gx, gy, gz = grid
+    return [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
+
+
+class Module:
+    """A loaded PTX module bound to a device (its .global/.const variables live there)."""
+
+    def __init__(self, text: str, path: str | None = None, device: Device | None = None) -> None:
+        self.path = path
+        self.device = device or default_device()
+        self.ast = parse(text, path)
+        self.globals = place_globals(self.ast, self.device.malloc)
+        self._kernels: dict[str, Kernel] = {}
+        self._launches = 0
+
+    @property
+    def kernels(self) -> list[str]:
+        return self.ast.entries
+
+    def kernel(self, name: str) -> Kernel:
+        k = self._kernels.get(name)
+        if k is None:
+            k = Kernel(link(self.ast, name, self.globals))
+            self._kernels[name] = k
+        return k
+
+    def symbol(self, name: str) -> int:
+        """Device address of a module-scope .global/.const variable."""
+        if name not in self.globals:
+            raise InputError(f"no .global/.const variable named {name!r}", path=self.path)
+        return self.globals[name][1]
+
+    def _pack_args(self, k: Kernel, args: Sequence) -> bytes:
+        ps = k.prog.kparams
+        if len(args) != len(ps):
+            raise InputError(f"kernel {k.name} takes {len(ps)} arguments, got {len(args)}", path=self.path)
+        buf = bytearray(k.prog.kparam_bytes)
+        for (name, t, off, size), a in zip(ps, args, strict=True):
+            if isinstance(a, DeviceArray):
+                a = a.ptr
+            if isinstance(a, bytes | bytearray):
+                raw = bytes(a)
+            elif isinstance(a, np.ndarray) and a.ndim > 0:
+                raw = a.tobytes()
+            else:
+                dt = NP[t] if t in NP and t != "pred" else np.uint8
+                try:
+                    if np.issubdtype(dt, np.integer):
+                        iv = int(a)
+                        bits = np.dtype(dt).itemsize * 8
+                        raw = np.array(iv & ((1 << bits) - 1), dtype=np.dtype(f"u{bits // 8}")).tobytes()
+                    else:
+                        raw = np.array(a, dtype=dt).tobytes()
+                except (TypeError, ValueError) as e:
+                    raise InputError(f"argument {name} of {k.name}: cannot pass {a!r} as .{t}") from e
+            if len(raw) != size:
+                raise InputError(f"argument {name} of {k.name} needs {size} bytes, got {len(raw)}")
+            buf[off:off + size] = raw
+        return bytes(buf)
+
+    def launch(self, kernel: str, grid, block, args: Sequence = (), shared_bytes: int = 0, stream: int = 0,
+               mode: str = "functional", batch_threads: int | None = None, nregs: int | None = None):
+        """Launch `kernel`.
+
+        mode='functional' runs it now and returns a LaunchResult; 'timing' also runs it and returns a
+        KernelSource (appended to device.commands) whose CTAs are re-emulated lazily as the timing model
+        asks; 'profile' runs it and returns a KernelProfile.
+        """
+        k = self.kernel(kernel)
+        g, b = _dim3(grid, "grid"), _dim3(block, "block")
+        nthreads = b[0] * b[1] * b[2]
+        if nthreads > 1024:
+            raise InputError(f"block of {nthreads} threads exceeds 1024")
+        kp = self._pack_args(k, args)
+        if shared_bytes < 0:
+            raise InputError("shared_bytes must be >= 0")
+        bt = batch_threads or int(os.environ.get("WARPSIM_PTX_BATCH_THREADS", DEFAULT_BATCH_THREADS))
+        tpc = -(-nthreads // 32) * 32
+        per = max(1, bt // tpc)
+        self._launches += 1
+        if mode == "timing":
+            snap = self.device.snapshot()
+            info = KernelInfo(name=k.name, kernel_id=self._launches, grid=g, block=b,
+                              shmem_bytes=k.prog.shared_static + shared_bytes,
+                              nregs=nregs or k.nregs_estimate, stream=stream,
+                              binary_version=self.ast.sm, shmem_base=SHMEM_BASE, local_base=LOCAL_BASE,
+                              num_ir_regs=k.num_ir_regs, source_path=self.path)
+            self._run(k, g, b, kp, shared_bytes, per, None)
+            src = PtxKernelSource(info, k, kp, shared_bytes, snap, max(1, min(per, 8)))
+            self.device.commands.append(src)
+            return src
+        if mode == "profile":
+            nwarps = g[0] * g[1] * g[2] * (tpc // 32)
+            prof = ProfileRecorder(k, nwarps)
+            t0 = time.perf_counter()
+            self._run(k, g, b, kp, shared_bytes, per, prof)
+            dt = time.perf_counter() - t0
+            sizes = np.diff(np.append(k.leaders, len(k.ops)))
+            return KernelProfile(k.name, self._launches, g, b, prof.metrics(g[0] * g[1] * g[2]), prof.bbv,
+                                 k.s_pc[k.leaders], sizes, dt, dict(prof.c))
+        if mode != "functional":
+            raise InputError(f"unknown launch mode {mode!r} (functional, timing, profile)")
+        t0 = time.perf_counter()
+        n = self._run(k, g, b, kp, shared_bytes, per, None)
+        return LaunchResult(k.name, g, b, n, time.perf_counter() - t0)
+
+    def _run(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, prof: ProfileRecorder | None) -> int:
+        order = _cta_order(g)
+        total = 0
+        wpc = -(-(b[0] * b[1] * b[2]) // 32)
+        for s in range(0, len(order), per):
+            ctas = order[s:s + per]
+            batch = Batch(k, ctas, g, b, self.device, kp, dyn)
+            if prof is not None:
+                batch.rec = _Offset(prof, s * wpc)
+            run_batch(batch)
+            total += batch.thread_insts
+        return total
+
+
+class _Offset:
+    """Forward steps to a profile recorder whose warp rows start at a batch's first warp."""
+
+    def __init__(self, prof: ProfileRecorder, first_warp: int) -> None:
+        self.prof = prof
+        self.first = first_warp
+
+    def step(self, pc, simt, meff, res):
+        p = self.prof
+        bbv = p.bbv
+        nw = simt.shape[0] // 32
+        p.bbv = bbv[self.first:self.first + nw]
+        try:
+            p.step(pc, simt, meff, res)
+        finally:
+            p.bbv = bbv
+
+
+def load_ptx(path_or_text: str | os.PathLike, device: Device | None = None) -> Module:
+    """Load PTX from a file path or from PTX text (anything containing '.entry' or '.version')."""
+    s = str(path_or_text)
+    if isinstance(path_or_text, os.PathLike) or ("\n" not in s and ".entry" not in s and Path(s).exists()):
+        p = Path(s)
+        if not p.exists():
+            raise InputError("PTX file not found", path=s)
+        return Module(p.read_text(), str(p), device)
+    if ".version" not in s and ".entry" not in s:
+        raise InputError("not PTX text and not an existing file", path=s if len(s) < 200 else None)
+    return Module(s, None, device)

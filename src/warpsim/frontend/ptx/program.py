@@ -1,0 +1,390 @@
+"""Link one entry into a flat program: calls inlined, registers numbered, symbols placed, labels resolved.
+
+Device functions are inlined at each call site (fresh registers, `.param`/`.local` areas and labels per
+site), so SIMT reconvergence and the IR see one flat instruction list; recursion is rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from warpsim.errors import InputError
+from warpsim.frontend.ptx.ast import (
+    Function,
+    Instruction,
+    Label,
+    Module,
+    Operand,
+    ScopeClose,
+    ScopeOpen,
+    VarDecl,
+)
+
+TYPE_BYTES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
+              "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "tf32": 4,
+              "b64": 8, "u64": 8, "s64": 8, "f64": 8, "b128": 16, "pred": 1}
+SPECIAL = {f"%{n}.{c}" for n in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz"} | {
+    f"%{n}" for n in ("tid", "ntid", "ctaid", "nctaid", "laneid", "warpid", "nwarpid", "smid", "nsmid",
+                      "gridid", "clock", "clock64", "lanemask_eq", "lanemask_le", "lanemask_lt",
+                      "lanemask_ge", "lanemask_gt", "globaltimer", "globaltimer_lo", "globaltimer_hi",
+                      "total_smem_size", "dynamic_smem_size", "aggr_smem_size")}
+
+
+@dataclass
+class Ref:
+    """A resolved operand.
+
+    kind: 'reg' (rid), 'imm' (value), 'fimm' (value = bit pattern, bits), 'sreg' (name), 'vec' (elems),
+    'sink', 'label' (value = flat index), 'addr' (rid or -1, value = byte offset, space = the space the
+    symbol lives in when the base is a symbol), 'symaddr' (space, value = address of a symbol),
+    'func' (name).
+    """
+
+    kind: str
+    rid: int = -1
+    value: int = 0
+    bits: int = 0
+    name: str = ""
+    space: str = ""
+    neg: bool = False
+    elems: list[Ref] = field(default_factory=list)
+
+
+@dataclass
+class FlatInst:
+    opcode: str
+    ops: list[Ref]
+    guard: int = -1               # predicate register id, -1 = none
+    guard_neg: bool = False
+    line: int = 0
+    text: str = ""
+    func: str = ""                # function the instruction came from
+    call_depth: int = 0
+    is_kernel_ret: bool = False   # 'ret' of the entry → thread exit
+
+    @property
+    def base(self) -> str:
+        return self.opcode.split(".", 1)[0]
+
+    @property
+    def mods(self) -> list[str]:
+        return self.opcode.split(".")[1:]
+
+
+@dataclass
+class Program:
+    """A kernel ready to execute: flat instructions plus the layout of every state space."""
+
+    name: str
+    insts: list[FlatInst]
+    reg_names: list[str]
+    reg_types: list[str]
+    kparams: list[tuple[str, str, int, int]]       # (name, type, offset, size)
+    kparam_bytes: int
+    shared_static: int                              # bytes of static shared memory
+    dyn_shared_offset: int                          # where `.extern .shared` arrays start
+    local_bytes: int                                # per-thread local + call-param frame
+    global_syms: dict[str, int]
+    path: str | None = None
+    leaders: list[int] = field(default_factory=list)
+
+    @property
+    def num_regs(self) -> int:
+        return len(self.reg_names)
+
+
+def _align(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+def _decl_bytes(d: VarDecl) -> int:
+    n = TYPE_BYTES[d.type] * d.vec
+    return n * (d.count if d.count is not None else 1)
+
+
+class _Linker:
+    def __init__(self, mod: Module, entry: str, global_syms: dict[str, tuple[str, int]]) -> None:
+        self.mod = mod
+        self.entry = entry
+        self.insts: list[FlatInst] = []
+        self.reg_names: list[str] = []
+        self.reg_types: list[str] = []
+        self.shared: dict[str, int] = {}
+        self.shared_top = 0
+        self.extern_shared: list[str] = []
+        self.local_top = 0
+        self.global_syms = global_syms      # name → (space, address) for module .global/.const
+        self.kparams: dict[str, int] = {}
+        self.fixups: list[tuple[int, int, str, dict[str, int], Instruction]] = []
+        self.stack: list[str] = []
+
+    def err(self, msg: str, ins: Instruction | None = None, line: int | None = None) -> InputError:
+        return InputError(f"kernel {self.entry}: {msg}", path=self.mod.path,
+                          line=ins.line if ins is not None else line, text=ins.text if ins else None)
+
+    def new_reg(self, name: str, typ: str) -> int:
+        self.reg_names.append(name)
+        self.reg_types.append(typ)
+        if len(self.reg_names) >= 32768:
+            raise self.err("more than 32767 registers after inlining")
+        return len(self.reg_names) - 1
+
+    def alloc_shared(self, d: VarDecl) -> None:
+        if d.extern or d.count == 0:
+            self.extern_shared.append(d.name)
+            return
+        if d.name in self.shared:
+            return
+        self.shared_top = _align(self.shared_top, max(d.align, TYPE_BYTES[d.type]))
+        self.shared[d.name] = self.shared_top
+        self.shared_top += _decl_bytes(d)
+
+    def alloc_local(self, d: VarDecl) -> int:
+        self.local_top = _align(self.local_top, max(d.align, TYPE_BYTES[d.type], 1))
+        off = self.local_top
+        self.local_top += max(_decl_bytes(d), 1)
+        return off
+
+    def link(self) -> Program:
+        mod = self.mod
+        for g in mod.globals:
+            if g.space == "shared":
+                self.alloc_shared(g)
+        fn = mod.functions[self.entry]
+        off = 0
+        kparams = []
+        for p in fn.params:
+            size = _decl_bytes(p)
+            off = _align(off, max(p.align, min(TYPE_BYTES[p.type], 8)))
+            kparams.append((p.name, p.type, off, size))
+            self.kparams[p.name] = off
+            off += size
+        self.emit(fn, {}, None, 0)
+        dyn = _align(self.shared_top, 16)
+        ext = set(self.extern_shared)
+
+        def fix(r: Ref) -> None:
+            if r.space == "shared" and r.name in ext:
+                r.value += dyn
+                r.name = ""
+            for e in r.elems:
+                fix(e)
+        for ins in self.insts:
+            for r in ins.ops:
+                fix(r)
+        for idx, tgt_line, label, labels, ins in self.fixups:
+            if label not in labels:
+                raise self.err(f"undefined label {label}", ins)
+            self.insts[idx].ops[tgt_line] = Ref("label", value=labels[label])
+        leaders = sorted({0} | {r.value for i in self.insts for r in i.ops if r.kind == "label"}
+                         | {k + 1 for k, i in enumerate(self.insts) if i.base in ("bra", "exit", "ret", "brx")
+                            and k + 1 < len(self.insts)})
+        return Program(self.entry, self.insts, self.reg_names, self.reg_types, kparams, off,
+                       self.shared_top, dyn, _align(self.local_top, 16),
+                       {k: v[1] for k, v in self.global_syms.items()}, mod.path, leaders)
+
+    # --- one function body (the entry, or an inlined callee) --------------------------------------
+    def emit(self, fn: Function, alias: dict[str, Ref], ret_label: str | None, depth: int) -> None:
+        if fn.body is None:
+            raise self.err(f"call to {fn.name}, which has no body in this module (external functions such "
+                           "as vprintf are not supported)")
+        if fn.name in self.stack:
+            raise self.err(f"recursive call to {fn.name} is not supported")
+        self.stack.append(fn.name)
+        scopes: list[dict[str, Ref]] = [dict(alias)]
+        labels: dict[str, int] = {}
+        for st in fn.body:
+            if isinstance(st, ScopeOpen):
+                scopes.append({})
+            elif isinstance(st, ScopeClose):
+                if len(scopes) == 1:
+                    raise self.err("unbalanced '}'", line=st.line)
+                scopes.pop()
+            elif isinstance(st, Label):
+                labels[st.name] = len(self.insts)
+            elif isinstance(st, VarDecl):
+                self.declare(st, scopes[-1])
+            else:
+                self.emit_inst(st, fn, scopes, labels, ret_label, depth)
+        if ret_label is not None:
+            labels[ret_label] = len(self.insts)
+        self.stack.pop()
+
+    def declare(self, d: VarDecl, scope: dict[str, Ref]) -> None:
+        if d.space == "reg":
+            if d.vec != 1:
+                raise self.err(f"vector register declarations (.v{d.vec}) are not supported", line=d.line)
+            scope[d.name] = Ref("reg", rid=self.new_reg(d.name, d.type))
+        elif d.space in ("local", "param"):
+            scope[d.name] = Ref("symaddr", value=self.alloc_local(d), space="local")
+        elif d.space == "shared":
+            self.alloc_shared(d)
+        elif d.space in ("global", "const"):
+            if d.name not in self.global_syms:
+                raise self.err(f"function-scope .{d.space} variable {d.name} is not supported", line=d.line)
+        else:
+            raise self.err(f"unsupported declaration .{d.space}", line=d.line)
+
+    def lookup(self, name: str, scopes: list[dict[str, Ref]]) -> Ref | None:
+        for sc in reversed(scopes):
+            if name in sc:
+                return sc[name]
+        if name in self.shared:
+            return Ref("symaddr", value=self.shared[name], space="shared")
+        if name in self.extern_shared:
+            return Ref("symaddr", value=0, name=name, space="shared")
+        if name in self.global_syms:
+            space, addr = self.global_syms[name]
+            return Ref("symaddr", value=addr, space=space)
+        if name in self.kparams:
+            return Ref("symaddr", value=self.kparams[name], space="kparam")
+        return None
+
+    def resolve(self, op: Operand, scopes: list[dict[str, Ref]], ins: Instruction) -> Ref:
+        k = op.kind
+        if k == "reg":
+            if op.name in SPECIAL:
+                return Ref("sreg", name=op.name)
+            r = self.lookup(op.name, scopes)
+            if r is None:
+                raise self.err(f"undeclared register {op.name}", ins)
+            if r.kind == "symaddr":
+                return Ref("symaddr", value=r.value, space=r.space, name=r.name)
+            return Ref("reg", rid=r.rid, neg=op.neg)
+        if k == "imm":
+            return Ref("imm", value=int(op.value))
+        if k == "fimm":
+            return Ref("fimm", value=int(op.value), bits=op.bits)
+        if k == "sink":
+            return Ref("sink")
+        if k in ("vec", "list"):
+            return Ref("vec", elems=[self.resolve(e, scopes, ins) for e in op.elems], name=op.name or "")
+        if k == "addr":
+            if op.name is None:
+                return Ref("addr", value=op.offset)
+            if op.name in SPECIAL:
+                raise self.err("special register as an address base", ins)
+            r = self.lookup(op.name, scopes)
+            if r is None:
+                raise self.err(f"undefined symbol {op.name}", ins)
+            if r.kind == "reg":
+                return Ref("addr", rid=r.rid, value=op.offset)
+            return Ref("addr", value=r.value + op.offset, space=r.space, name=r.name)
+        if k == "sym":
+            r = self.lookup(op.name, scopes)
+            if r is not None:
+                if r.kind == "reg":
+                    return Ref("reg", rid=r.rid, neg=op.neg)
+                return Ref("symaddr", value=r.value + op.offset, space=r.space, name=r.name)
+            if op.name in self.mod.functions:
+                return Ref("func", name=op.name)
+            return Ref("label", name=op.name)       # resolved by the caller (branch targets)
+        raise self.err(f"unsupported operand kind {k}", ins)
+
+    def emit_inst(self, ins: Instruction, fn: Function, scopes: list[dict[str, Ref]], labels: dict[str, int],
+                  ret_label: str | None, depth: int) -> None:
+        guard = -1
+        if ins.guard is not None:
+            g = self.lookup(ins.guard, scopes)
+            if g is None or g.kind != "reg":
+                raise self.err(f"undeclared guard predicate {ins.guard}", ins)
+            guard = g.rid
+        base = ins.base
+        if base == "call":
+            self.emit_call(ins, scopes, guard, depth)
+            return
+        ops = [self.resolve(o, scopes, ins) for o in ins.operands]
+        is_ret = False
+        opcode = ins.opcode
+        if base == "ret":
+            if ret_label is not None:     # return from an inlined function: jump past its body
+                opcode = "bra.uni" if "uni" in ins.mods else "bra"
+                ops = [Ref("label", name=ret_label)]
+            else:
+                is_ret = True
+        flat = FlatInst(opcode, ops, guard, ins.guard_neg, ins.line, ins.text, fn.name, depth, is_ret)
+        self.insts.append(flat)
+        for pos, r in enumerate(flat.ops):
+            if r.kind == "label":
+                self.fixups.append((len(self.insts) - 1, pos, r.name, labels, ins))
+
+    def emit_call(self, ins: Instruction, scopes: list[dict[str, Ref]], guard: int, depth: int) -> None:
+        ops = ins.operands
+        rets: list[Operand] = []
+        i = 0
+        if ops and ops[0].kind == "list":
+            rets = ops[0].elems
+            i = 1
+        if i >= len(ops) or ops[i].kind != "sym":
+            raise self.err("call without a function name (indirect calls are not supported)", ins)
+        callee_name = ops[i].name
+        args = ops[i + 1].elems if i + 1 < len(ops) and ops[i + 1].kind == "list" else []
+        callee = self.mod.functions.get(callee_name)
+        if callee is None:
+            raise self.err(f"call to undefined function {callee_name}", ins)
+        if guard >= 0:
+            raise self.err("predicated call is not supported", ins)
+        if len(args) != len(callee.params) or len(rets) != len(callee.rets):
+            raise self.err(f"call to {callee_name} with the wrong number of arguments", ins)
+        alias: dict[str, Ref] = {}
+        for formal, actual in list(zip(callee.params, args, strict=True)) + list(
+                zip(callee.rets, rets, strict=True)):
+            if actual.kind != "sym":
+                raise self.err("call arguments must be .param variables", ins)
+            r = self.lookup(actual.name, scopes)
+            if r is None or r.kind != "symaddr":
+                raise self.err(f"call argument {actual.name} is not a declared .param", ins)
+            alias[formal.name] = r
+        self.insts.append(FlatInst("call", [Ref("func", name=callee_name)], -1, False, ins.line, ins.text,
+                                   self.stack[-1], depth))
+        self.emit(callee, alias, f"$__ret_{len(self.insts)}_{callee_name}", depth + 1)
+
+
+def place_globals(mod: Module, alloc) -> dict[str, tuple[str, int]]:
+    """Allocate module .global/.const variables with `alloc(nbytes, align) -> address` and write initialisers.
+
+    Returns name → (space, address) and a list of (address, bytes) to copy.
+    """
+    out: dict[str, tuple[str, int]] = {}
+    for g in mod.globals:
+        if g.space not in ("global", "const"):
+            continue
+        size = max(_decl_bytes(g), 1)
+        addr, view = alloc(size, max(g.align, TYPE_BYTES[g.type], 8))
+        if g.init:
+            view[:] = _init_bytes(g, size)
+        out[g.name] = (g.space, addr)
+    return out
+
+
+def _init_bytes(g: VarDecl, size: int) -> np.ndarray:
+    t = g.type
+    dt = {"f32": np.float32, "f64": np.float64}.get(t)
+    vals = []
+    for v in g.init:
+        if isinstance(v, tuple):      # float literal given as bits
+            _, bits, nb = v
+            f = np.array([bits], dtype=np.uint64 if nb == 64 else np.uint32).view(
+                np.float64 if nb == 64 else np.float32)[0]
+            vals.append(float(f))
+        else:
+            vals.append(v)
+    if dt is not None:
+        arr = np.array(vals, dtype=dt)
+    else:
+        nb = TYPE_BYTES[t]
+        arr = np.array([int(v) & ((1 << (8 * nb)) - 1) for v in vals],
+                       dtype={1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[nb])
+    raw = arr.view(np.uint8)
+    out = np.zeros(size, dtype=np.uint8)
+    out[:min(size, raw.size)] = raw[:size]
+    return out
+
+
+def link(mod: Module, entry: str, global_syms: dict[str, tuple[str, int]]) -> Program:
+    if entry not in mod.functions or not mod.functions[entry].is_entry:
+        raise InputError(f"no .entry named {entry!r} (entries: {', '.join(mod.entries) or 'none'})",
+                         path=mod.path)
+    return _Linker(mod, entry, global_syms).link()

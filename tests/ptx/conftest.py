@@ -1,0 +1,10 @@
+from pathlib import Path
+
+import pytest
+
+KERNELS = Path(__file__).parent / "kernels"
+
+
+@pytest.fixture
+def kdir() -> Path:
+    return KERNELS
