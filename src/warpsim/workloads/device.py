@@ -86,34 +86,41 @@ class DeviceApi(Protocol):
 
 @dataclass
 class EmulatorApi:
-    """`DeviceApi` over warpsim's functional PTX emulator (issue 4's host API).
+    """`DeviceApi` over warpsim's functional PTX emulator (`warpsim.host`).
 
     One instance serves one workload run: it loads that workload's PTX module on a fresh device
-    and records every launch in `launches`.
+    and records every launch in `launches`. `mode` is passed to `Module.launch`: "functional"
+    (fastest; counts thread instructions), "profile" (also counts warp instructions and the
+    PKA metrics, kept in `profiles`) or "timing" (the timing model then reads `device.commands`).
     """
 
     ptx_path: Path
+    mode: str = "functional"
     device: Any = None
     launches: list[LaunchRecord] = field(default_factory=list)
+    profiles: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        import warpsim
+        from warpsim.host import Device, load_ptx
 
         if self.device is None:
-            self.device = warpsim.Device()
-        self._module = warpsim.load_ptx(self.ptx_path)
+            self.device = Device()
+        self.module = load_ptx(Path(self.ptx_path), device=self.device)
 
     def upload(self, array: np.ndarray) -> Ptr:
-        return Ptr(self.device.to_device(np.ascontiguousarray(array)))
+        return Ptr(self.device.to_device(np.ascontiguousarray(array)).ptr)
 
     def alloc(self, nbytes: int) -> Ptr:
-        return Ptr(self.device.alloc(max(int(nbytes), 1)))
+        return Ptr(self.device.alloc(max(int(nbytes), 1)).ptr)
 
     def write(self, ptr: Ptr, array: np.ndarray) -> None:
         self.device.write(int(ptr), np.ascontiguousarray(array))
 
     def download(self, ptr: Ptr, dtype: Any, shape: int | tuple[int, ...]) -> np.ndarray:
-        return np.array(self.device.to_host(int(ptr), np.dtype(dtype), shape), copy=True)
+        from warpsim.host import DeviceArray
+
+        shape = (int(shape),) if isinstance(shape, int | np.integer) else tuple(int(v) for v in shape)
+        return self.device.to_host(DeviceArray(self.device, int(ptr), shape, np.dtype(dtype)))
 
     def launch(
         self,
@@ -124,17 +131,30 @@ class EmulatorApi:
         shared_bytes: int = 0,
         stream: int = 0,
     ) -> LaunchRecord:
-        result = self._module.launch(
-            kernel, grid, block, [_plain(a) for a in args], shared_bytes=shared_bytes, stream=stream
+        result = self.module.launch(
+            kernel,
+            grid,
+            block,
+            [_plain(a) for a in args],
+            shared_bytes=shared_bytes,
+            stream=stream,
+            mode=self.mode,
         )
+        warp = thread = None
+        counters = getattr(result, "counters", None)
+        if counters:
+            warp, thread = counters.get("warp_insts"), counters.get("thread_insts")
+            self.profiles.append(result)
+        elif hasattr(result, "thread_instructions"):
+            thread = result.thread_instructions
         rec = LaunchRecord(
             kernel,
             grid,
             block,
             shared_bytes,
             stream,
-            _stat(result, "warp_instructions"),
-            _stat(result, "thread_instructions"),
+            None if warp is None else int(warp),
+            None if thread is None else int(thread),
         )
         self.launches.append(rec)
         return rec
@@ -145,10 +165,3 @@ def _plain(arg: Any) -> Any:
     if isinstance(arg, Ptr):
         return int(arg)
     return arg
-
-
-def _stat(result: Any, name: str) -> int | None:
-    if result is None:
-        return None
-    value = result.get(name) if isinstance(result, dict) else getattr(result, name, None)
-    return None if value is None else int(value)

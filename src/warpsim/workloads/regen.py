@@ -1,7 +1,7 @@
 """Recompile every bundled .cu to the committed .ptx beside it (needs nvcc; not needed to run warpsim).
 
-    python -m warpsim.workloads.regen            # rewrite the .ptx files
-    python -m warpsim.workloads.regen --check    # exit 1 if a committed .ptx is stale
+python -m warpsim.workloads.regen            # rewrite the .ptx files
+python -m warpsim.workloads.regen --check    # exit 1 if a committed .ptx is stale
 """
 
 from __future__ import annotations

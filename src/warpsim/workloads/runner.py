@@ -44,16 +44,18 @@ def run_workload(
     seed: int = 0,
     api: DeviceApi | Callable[[Workload], DeviceApi] | None = None,
     verify: bool = True,
+    mode: str = "functional",
 ) -> RunResult:
     """Run one workload functionally (default: warpsim's emulator) and check it against numpy.
 
     `api` may be a ready device, or a factory given the workload (the timing model passes a
-    recording device). Raises WorkloadCheckError on a mismatch when `verify`.
+    recording device); `mode` is the emulator's launch mode ("profile" also counts
+    warp instructions). Raises WorkloadCheckError on a mismatch when `verify`.
     """
     wl = workload if isinstance(workload, Workload) else get_workload(workload)
     resolved = wl.sizes(preset, sizes)
     if api is None:
-        dev: DeviceApi = EmulatorApi(wl.ptx_path)
+        dev: DeviceApi = EmulatorApi(wl.ptx_path, mode=mode)
     elif callable(api) and not isinstance(api, DeviceApi):
         dev = api(wl)
     else:
