@@ -42,6 +42,7 @@ def _kernel_with(tmp_path, body_lines, header=None, name="kernel-3.traceg"):
     ("-binary version = 35", "-binary version", "unsupported binary version 35"),
     ("-binary version = 120", "-binary version", "unsupported binary version 120"),
     ("-enable lineinfo = yes", "-enable lineinfo", "expected 0 or 1"),
+    ("-accelsim tracer version = 6", "-accelsim tracer version", "unsupported accelsim tracer version 6"),
 ])
 def test_bad_header_value(tmp_path, bad, needle, message):
     header = "\n".join(bad if ln.startswith(needle) else ln for ln in v5_header().splitlines()) + "\n"
@@ -103,7 +104,7 @@ def test_more_lines_than_insts(tmp_path):
 
 @pytest.mark.parametrize(("line", "message"), [
     ("0010 ffffffff 1 R1 FROB.X 0 0 0", "unknown SASS opcode 'FROB'"),                     # unknown opcode
-    ("0010 ffffffff 1 MOV 0 0 0", "dest_num is 1 but 'MOV' is not a register"),            # field count
+    ("0010 ffffffff 1 MOV 0 0 0", "expected a destination register R0..R255, found 'MOV'"),  # fields
     ("0010 ffffffff 0 IADD3 3 R1 R2 0 0", "expected a source register R0..R255, found '0'"),
     ("0010 ffffffff 0 IADD3 2 R1", "too few fields"),
     ("0010 ffffffff 0 IADD3 2 R1 R2 0 0 7", "unexpected field(s) after the immediate"),

@@ -156,7 +156,26 @@ def test_lossy_and_strict_writing(tmp_path, caplog):
     assert "stand-ins (FFMA)" in caplog.text
     w = next(next(open_trace(out).kernels()).iter_ctas()).warps[0]
     assert (w.unit[0], w.lat[0], w.dst[0, 0]) == (Unit.SP, LatClass.SP, 2)
+    kernel.info.binary_version = 52                                   # no SASS table: written as 70
+    out = write_traces([kernel], tmp_path / "sm52")
+    assert next(open_trace(out).kernels()).info.binary_version == 70
+    with pytest.raises(WarpsimError, match="binary version 52 has no SASS opcode table"):
+        write_traces([kernel], tmp_path / "sm52strict", strict=True)
+
+
+def test_register_ids_beyond_rz_round_trip(tmp_path):
+    """Ids 254, 255, 299 are written R254, R256, R300 (R255 is RZ) and read back unchanged."""
     b = WarpBuilder()
-    b.add(0, 1, InstKind.ALU, Unit.INT, LatClass.INT, dst=[255])
-    with pytest.raises(WarpsimError, match="R255 is RZ"):
-        write_traces([_kernel([b.build()])], tmp_path / "rz")
+    b.add(0, 1, InstKind.ALU, Unit.INT, LatClass.INT, dst=[255], src=[254, 299, 0])
+    kernel = _kernel([b.build()])
+    kernel.info.num_ir_regs = 300
+    out = write_traces([kernel], tmp_path)
+    text = (tmp_path / "kernel-1.traceg").read_text()
+    assert "-warpsim ir registers = 300\n" in text and " 1 R256 IMAD 3 R254 R300 R0 0 0\n" in text
+    back = next(open_trace(out).kernels())
+    assert back.info.num_ir_regs == 300
+    w = next(back.iter_ctas()).warps[0]
+    assert w.equals(kernel.ctas[0].warps[0])
+    kernel.info.num_ir_regs = 256
+    with pytest.raises(WarpsimError, match="IR register id 299 is outside 0..255"):
+        write_traces([kernel], tmp_path / "bad")

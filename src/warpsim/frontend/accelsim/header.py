@@ -14,6 +14,7 @@ from warpsim.ir.sass import arch_of
 
 log = logging.getLogger(__name__)
 
+MAX_TRACER_VERSION = 5
 REQUIRED = ("kernel name", "grid dim", "block dim", "binary version")
 _DIM3 = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$")
 _VERSION = re.compile(r"(\d+)(?:\.\d+)*$")
@@ -92,6 +93,7 @@ _FIELDS: dict[str, tuple[str, Callable[[str], object]]] = {
     "nvbit version": ("nvbit_version", str),
     "accelsim tracer version": ("tracer_version", _tracer_version),
     "enable lineinfo": ("lineinfo", _flag),
+    "warpsim ir registers": ("num_ir_regs", _nonneg),   # our extension; Accel-Sim ignores it
 }
 
 
@@ -145,6 +147,11 @@ def _finish(values: dict[str, object], where: dict[str, tuple[int, str]], path: 
     except InputError as exc:
         line, text = where["binary_version"]
         raise InputError(exc.message, path=path, line=line, text=text, key="binary version") from None
+    if int(values.get("tracer_version", 0)) > MAX_TRACER_VERSION:  # type: ignore[call-overload]
+        line, text = where["tracer_version"]
+        raise InputError(f"unsupported accelsim tracer version {values['tracer_version']} (this reader "
+                         f"handles versions up to {MAX_TRACER_VERSION}; v6 adds value and TMA fields)",
+                         path=path, line=line, text=text, key="accelsim tracer version")
     extra: dict[str, object] = {}
     if "nvbit_version" in values:
         extra["nvbit_version"] = values.pop("nvbit_version")

@@ -24,6 +24,8 @@ from warpsim.ir.sass import OpcodeDecoder, OpInfo
 LOCAL_WINDOW = 16 * 1024          # generic addresses in [local_base, +16 KiB) are local (notes §1.6)
 _BAD = -2
 # R255 is RZ: reading it is not a dependence, so it is dropped rather than stored as register 255.
+# Files from our writer may name IR registers >= 255 as R256, R257, ... (id + 1, skipping RZ); their
+# header then carries `-warpsim ir registers = N` (see writer.py). Real SASS stops at R254.
 REG: dict[str, int] = {f"R{i}": i for i in range(255)}
 REG["R255"] = NO_REG
 REG["RZ"] = NO_REG
@@ -55,6 +57,7 @@ class LineContext:
     lineinfo: bool                 # a decimal source line number precedes the PC
     shmem_base: int = 0
     local_base: int = 0
+    num_regs: int = 256                    # IR register ids must stay below this (KernelInfo.num_ir_regs)
     op_index: dict[str, int] = field(default_factory=dict)
     op_infos: list[OpInfo] = field(default_factory=list)
     memkinds: list[int] = field(default_factory=list)
@@ -81,12 +84,20 @@ class LineContext:
             self._arrays = (*cols, is_mem, is_generic)
         return self._arrays
 
+    def register(self, tok: str, what: str) -> int:
+        """Slow path for tokens outside R0..R255: R256+ (ids >= 255 from our writer) or an error."""
+        reg = REG.get(tok, _BAD)
+        if reg != _BAD:
+            return reg
+        if tok[:1] == "R" and tok[1:].isdigit() and 256 <= int(tok[1:]) <= self.num_regs:
+            return int(tok[1:]) - 1
+        limit = "R255" if self.num_regs <= 256 else f"R{self.num_regs}"
+        raise _Bad(f"{what} R0..{limit}, found {tok!r}")
+
     def sources(self, toks: tuple[str, ...]) -> tuple[int, ...]:
         regs = []
         for tok in toks:
-            reg = REG.get(tok, _BAD)
-            if reg == _BAD:
-                raise _Bad(f"expected a source register R0..R255, found {tok!r}")
+            reg = self.register(tok, "expected a source register")
             if reg != NO_REG:
                 regs.append(reg)
         out = tuple(regs) + (NO_REG,) * (MAX_SRC - len(regs))
@@ -141,7 +152,7 @@ def parse_warp(lines: list[str], first_line: int, ctx: LineContext,
             if nd == "1":
                 d = reg_get(t[3], _BAD)
                 if d == _BAD:
-                    raise _Bad(f"dest_num is 1 but {t[3]!r} is not a register R0..R255")
+                    d = ctx.register(t[3], "dest_num is 1 but expected a destination register")
                 dst_add(d)
                 op = t[4]
                 j = 5
@@ -150,7 +161,7 @@ def parse_warp(lines: list[str], first_line: int, ctx: LineContext,
                 op = t[3]
                 j = 4
             else:
-                j = _multi_dst(t, 2, k, dst0, more_dst)
+                j = _multi_dst(t, 2, k, dst0, more_dst, ctx)
                 op = t[j]
                 j += 1
             oi = op_get(op)
@@ -265,16 +276,14 @@ def _check_prefix(t: list[str], expected: list[str] | None) -> None:
 
 
 def _multi_dst(t: list[str], at: int, k: int, dst0: list[int],
-               more: list[tuple[int, tuple[int, ...]]]) -> int:
+               more: list[tuple[int, tuple[int, ...]]], ctx: LineContext) -> int:
     """dest_num > 1 (written by our writer for PTX vector destinations): up to MAX_DST registers."""
     nd = t[at]
     if not nd.isdigit() or int(nd) > MAX_DST:
         raise _Bad(f"dest_num must be 0..{MAX_DST}, found {nd!r}")
     regs = []
     for tok in t[at + 1:at + 1 + int(nd)]:
-        r = REG.get(tok, _BAD)
-        if r == _BAD:
-            raise _Bad(f"dest_num is {nd} but {tok!r} is not a register R0..R255")
+        r = ctx.register(tok, f"dest_num is {nd} but expected destination registers")
         if r != NO_REG:
             regs.append(r)
     dst0.append(regs[0] if regs else NO_REG)

@@ -59,7 +59,8 @@ class _CtaStream:
         self.nwarps = info.warps_per_cta
         self.ctx = LineContext(path=self.spath, decoder=OpcodeDecoder(info.binary_version),
                                prefix=header.tracer_version < 3, lineinfo=header.lineinfo,
-                               shmem_base=info.shmem_base, local_base=info.local_base)
+                               shmem_base=info.shmem_base, local_base=info.local_base,
+                               num_regs=max(info.num_ir_regs, 256))
         self.body_line = header.body_line
         self.lineno = 0
 

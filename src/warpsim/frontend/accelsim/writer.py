@@ -7,18 +7,22 @@ immediate (always 0: the IR has none). Addresses are compressed as NVBit's trace
 The IR carries no opcode text, so each instruction gets a representative SASS opcode from
 `warpsim.ir.sass.OpcodeEncoder` (IMAD, FFMA, HFMA2, LDG.E.128, LDG.E.STRONG.GPU, ATOMG.E.ADD.64,
 BAR.SYNC, EXIT, ...), chosen so that reading the file back with the same binary version gives
-exactly the same kind, unit, latency class, space, width and flags. Registers, masks, PCs and
-addresses are written as they are, so the read-back WarpTrace equals the written one whenever
-(a) its fields come from the SASS tables (traces we read; exact) — IR with classes SASS cannot
-express, e.g. the PTX frontend's latency classes, is written with a same-unit stand-in (lossy,
-logged once per kernel, or an error with strict=True); (b) registers are R0..R254 (R255 is RZ);
-(c) there is at most one destination register, or the reader is ours (Accel-Sim accepts one).
+the same kind, unit, latency class, space, width and flags. PCs, masks, registers and addresses
+are written as they are. The read-back WarpTrace therefore equals the written one, except:
+* IR classes no SASS opcode expresses (e.g. the PTX frontend's per-operation latency classes)
+  get a same-unit stand-in (FFMA for any SP op, ...): lossy, logged once per kernel; strict=True
+  makes it an error instead.
+* GENERIC memory instructions are written as LD/ST and come back resolved by the base addresses.
+Register ids >= 255 are written as R<id+1> (skipping RZ = R255) with a `-warpsim ir registers = N`
+header line that Accel-Sim ignores; more than one destination register is written as dest_num > 1,
+which only our reader accepts (Accel-Sim asserts dest_num <= 1).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal, TextIO
 
@@ -27,15 +31,15 @@ import numpy as np
 from warpsim import __version__
 from warpsim.errors import WarpsimError
 from warpsim.frontend.accelsim.textio import open_text_write
-from warpsim.ir.kinds import MemSpace
 from warpsim.ir.records import NO_REG, WARP_SIZE, CtaTrace, KernelInfo, KernelSource, Memcpy, WarpTrace
-from warpsim.ir.sass import OpcodeEncoder
+from warpsim.ir.sass import SUPPORTED_VERSIONS, OpcodeEncoder
 
 log = logging.getLogger(__name__)
 
 AddressMode = Literal["auto", 0, 1, 2]
 FORMAT_LINE = ("#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] "
                "mem_width [adrrescompress?] [mem_addresses] immediate")
+FALLBACK_VERSION = 70          # Volta: the configuration most published results use
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 
 
@@ -85,12 +89,21 @@ def write_header(f: TextIO, info: KernelInfo, lineinfo: bool) -> None:
             f"-local mem base_addr = 0x{info.local_base:016x}\n"
             f"-nvbit version = warpsim-{__version__}\n"
             f"-accelsim tracer version = 5\n"
-            f"-enable lineinfo = {int(lineinfo)}\n"
-            f"\n{FORMAT_LINE}\n\n")
+            f"-enable lineinfo = {int(lineinfo)}\n")
+    if info.num_ir_regs > 256:
+        f.write(f"-warpsim ir registers = {info.num_ir_regs}\n")
+    f.write(f"\n{FORMAT_LINE}\n\n")
 
 
 def _write_kernel(f: TextIO, kernel: KernelSource, mode: AddressMode, lineinfo: bool, strict: bool) -> None:
     info = kernel.info
+    if info.binary_version not in SUPPORTED_VERSIONS:
+        if strict:
+            raise WarpsimError(f"kernel {info.kernel_id}: binary version {info.binary_version} has no SASS "
+                               f"opcode table (supported: {', '.join(map(str, SUPPORTED_VERSIONS))})")
+        log.warning("kernel %d (%s): binary version %d has no SASS opcode table; the trace says %d",
+                    info.kernel_id, info.name, info.binary_version, FALLBACK_VERSION)
+        info = replace(info, binary_version=FALLBACK_VERSION)
     write_header(f, info, lineinfo)
     enc = _Encoder(OpcodeEncoder(info.binary_version), strict, info)
     for cta in kernel.iter_ctas():
@@ -109,6 +122,7 @@ class _Encoder:
         self.lossy = 0
         self.stand_ins: set[str] = set()
         self.cache: dict[tuple[int, ...], str] = {}
+        self.num_regs = max(info.num_ir_regs, 256)
 
     def opcodes(self, w: WarpTrace) -> list[str]:
         keys = np.stack([w.kind, w.unit, w.lat, w.space, w.flags, w.width], axis=1).tolist()
@@ -154,40 +168,56 @@ def _write_cta(f: TextIO, cta: CtaTrace, info: KernelInfo, enc: _Encoder, mode: 
     f.write("\n#END_TB\n")
 
 
-def _regs(row: list[int]) -> tuple[int, str]:
-    regs = [r for r in row if r != NO_REG]
-    for r in regs:
-        if not 0 <= r < 255:
-            raise WarpsimError(f"register {r} cannot be written to a SASS trace (R0..R254; R255 is RZ)")
-    return len(regs), "".join(f" R{r}" for r in regs)
+_REG_TEXT: dict[tuple[int, ...], str] = {}
+_LANES: dict[int, list[int]] = {}
+
+
+def _regs(row: tuple[int, ...]) -> str:
+    """'n Ra Rb ...' for a padded register row (memoised: rows repeat a lot). Ids >= 255 skip RZ."""
+    text = _REG_TEXT.get(row)
+    if text is None:
+        regs = [r if r < 255 else r + 1 for r in row if r != NO_REG]
+        if len(_REG_TEXT) > 100_000:
+            _REG_TEXT.clear()
+        text = _REG_TEXT[row] = f"{len(regs)}" + "".join(f" R{r}" for r in regs)
+    return text
+
+
+def _check_registers(w: WarpTrace, limit: int) -> None:
+    for arr in (w.dst, w.src):
+        if arr.size and (int(arr.max()) >= limit or int(arr.min()) < NO_REG):
+            bad = arr[(arr >= limit) | (arr < NO_REG)][0]
+            raise WarpsimError(f"IR register id {bad} is outside 0..{limit - 1} (KernelInfo.num_ir_regs)")
 
 
 def _warp_lines(w: WarpTrace, enc: _Encoder, mode: AddressMode, lineinfo: bool) -> list[str]:
     ops = enc.opcodes(w)
     pcs = w.pc.tolist()
     masks = w.mask.tolist()
-    dsts = w.dst.tolist()
-    srcs = w.src.tolist()
+    dsts = list(map(tuple, w.dst.tolist()))
+    srcs = list(map(tuple, w.src.tolist()))
     widths = w.width.tolist()
     rows = w.mem_row.tolist()
     spaces = w.space.tolist()
-    addr = w.addr
+    addr = w.addr.tolist()
     lead = "0 " if lineinfo else ""
+    _check_registers(w, enc.num_regs)
     out = []
     for k, op in enumerate(ops):
         mask = masks[k]
-        nd, dtxt = _regs(dsts[k])
-        ns, stxt = _regs(srcs[k])
-        if spaces[k] != MemSpace.NONE:
-            mem = f"{widths[k]} " + _encode_addresses(mask, addr[rows[k]].tolist(), mode)
+        if spaces[k]:
+            mem = f"{widths[k]} " + _encode_addresses(mask, addr[rows[k]], mode)
         else:
             mem = "0"
-        out.append(f"{lead}{pcs[k]:04x} {mask:08x} {nd}{dtxt} {op} {ns}{stxt} {mem} 0\n")
+        out.append(f"{lead}{pcs[k]:04x} {mask:08x} {_regs(dsts[k])} {op} {_regs(srcs[k])} {mem} 0\n")
     return out
 
 
 def _encode_addresses(mask: int, lanes: list[int], mode: AddressMode) -> str:
-    active = [lanes[i] for i in range(WARP_SIZE) if mask >> i & 1]
+    idx = _LANES.get(mask)
+    if idx is None:
+        idx = _LANES[mask] = [i for i in range(WARP_SIZE) if mask >> i & 1]
+    active = [lanes[i] for i in idx]
     if mode == 0:
         return "0" + "".join(f" 0x{a:016x}" for a in active)
     if mode in ("auto", 1):
@@ -212,7 +242,9 @@ def _stride(mask: int, active: list[int]) -> int | None:
     stride = active[1] - active[0]
     if not _INT32[0] <= stride <= _INT32[1]:
         return None
-    for a, b in zip(active, active[1:], strict=False):
-        if b - a != stride:
+    prev = active[1]
+    for a in active[2:]:
+        if a - prev != stride:
             return None
+        prev = a
     return stride
