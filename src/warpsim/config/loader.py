@@ -1,0 +1,88 @@
+"""Find, parse, override and validate GPU descriptions; every failure names the file and key."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from warpsim.config.build import ConfigIssue, build
+from warpsim.config.checks import check
+from warpsim.config.overrides import Override, apply_overrides
+from warpsim.config.schema import GPUConfig
+from warpsim.errors import InputError
+
+
+def _bundled_dir() -> Path:
+    return Path(str(resources.files("warpsim.config") / "gpus"))
+
+
+def list_gpus() -> list[str]:
+    """Names of the bundled GPU descriptions, sorted."""
+    return sorted(p.stem for p in _bundled_dir().glob("*.toml"))
+
+
+def resolve(name_or_path: str) -> Path:
+    """Path of a bundled GPU (name, any case) or of a user's .toml file."""
+    text = str(name_or_path)
+    by_name = {n.lower(): n for n in list_gpus()}
+    if text.lower() in by_name and not Path(text).is_file():
+        return _bundled_dir() / f"{by_name[text.lower()]}.toml"
+    path = Path(text)
+    if path.is_file():
+        return path
+    if path.suffix == ".toml" or "/" in text or "\\" in text:
+        raise InputError("no such GPU description file", path=text)
+    raise InputError(f"unknown GPU {text!r}; bundled GPUs: {', '.join(list_gpus())} "
+                     "(or give a path to a .toml file)")
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read GPU description: {exc}", path=str(path)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = re.search(r"\(at line (\d+), column \d+\)", msg)
+        line = int(m.group(1)) if m else None
+        shown = text.splitlines()[line - 1] if line and line <= len(text.splitlines()) else None
+        raise InputError(f"invalid TOML: {msg}", path=str(path), line=line, text=shown) from None
+
+
+def _explain(issue: ConfigIssue, overrides: list[Override]) -> str:
+    """Add which override set the key (or that overrides were applied) to the message."""
+    base = issue.key.split("[")[0]
+    related = [o for o in overrides if o.key == base]
+    if related:
+        return f"{issue.message} (set by override {related[-1].text!r})"
+    if overrides:
+        return f"{issue.message} (after overrides: {', '.join(o.text for o in overrides)})"
+    return issue.message
+
+
+def load_gpu(name_or_path: str, overrides: Sequence[str] = ()) -> GPUConfig:
+    """Load a bundled GPU by name (case-insensitive) or a .toml path, apply overrides, validate."""
+    path = resolve(name_or_path)
+    raw = _parse(path)
+    try:
+        raw, parsed = apply_overrides(raw, overrides)
+    except InputError as exc:
+        raise InputError(exc.message, path=str(path), key=exc.key, text=exc.text) from None
+    try:
+        return check(build(raw))
+    except ConfigIssue as issue:
+        raise InputError(_explain(issue, parsed), path=str(path), key=issue.key) from None
+
+
+def load_dict(raw: dict[str, Any], source: str = "<dict>") -> GPUConfig:
+    """Validate an in-memory description (same rules as a file); `source` names it in errors."""
+    try:
+        return check(build(raw))
+    except ConfigIssue as issue:
+        raise InputError(issue.message, path=source, key=issue.key) from None

@@ -1,0 +1,70 @@
+"""`section.key=value` overrides (`--set l2.sets=64`) applied to a parsed GPU description.
+
+Values are read as TOML (`64`, `1.5e3`, `true`, `[4, 2]`, `"x"`); anything that is not valid TOML
+is taken as a bare string (`sm.scheduler=lrr`). Only keys the schema knows may be set, so a typo
+fails instead of being ignored; validation of the value happens after all overrides are applied.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from warpsim.config.schema import SECTIONS, TOP_LEVEL, section_keys
+from warpsim.errors import InputError
+
+
+@dataclass(frozen=True)
+class Override:
+    key: str          # dotted, e.g. "l2.sets"; a top-level key has no dot
+    value: Any
+    text: str         # as the user wrote it
+
+
+def parse_value(text: str) -> Any:
+    """TOML value, or the stripped text itself when it is not valid TOML."""
+    text = text.strip()
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_override(text: str) -> Override:
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key or not value.strip():
+        raise InputError("an override must look like section.key=value (e.g. l2.sets=64)",
+                         text=text, key=key or None)
+    section, _, name = key.rpartition(".")
+    if section:
+        if section not in SECTIONS:
+            raise InputError(f"unknown section {section!r} in override (sections: {', '.join(SECTIONS)})",
+                             key=key, text=text)
+        known = section_keys(section)
+        if name not in known:
+            raise InputError(f"unknown key {name!r} in [{section}] (known: {', '.join(known)})",
+                             key=key, text=text)
+    elif key not in TOP_LEVEL:
+        raise InputError(f"unknown key {key!r} in override (top-level keys: {', '.join(TOP_LEVEL)}; "
+                         "section keys are written section.key)", key=key, text=text)
+    return Override(key, parse_value(value), text)
+
+
+def apply_overrides(raw: dict[str, Any], overrides: Sequence[str]) -> tuple[dict[str, Any], list[Override]]:
+    """A copy of `raw` with the overrides applied, later ones winning, and the parsed overrides."""
+    out = copy.deepcopy(raw)
+    parsed = [parse_override(t) for t in overrides]
+    for ov in parsed:
+        section, _, name = ov.key.rpartition(".")
+        if section:
+            table = out.setdefault(section, {})
+            if not isinstance(table, dict):
+                raise InputError(f"[{section}] is not a table in the description", key=ov.key, text=ov.text)
+            table[name] = ov.value
+        else:
+            out[name] = ov.value
+    return out, parsed
