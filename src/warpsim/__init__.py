@@ -10,3 +10,11 @@ except PackageNotFoundError:  # running from a source tree without install
 from warpsim.errors import InputError, WarpsimError  # noqa: E402
 
 __all__ = ["__version__", "InputError", "WarpsimError"]
+
+
+def __getattr__(name: str):
+    """Lazy host API (`warpsim.load_ptx`, `warpsim.Device`) so `import warpsim` stays light."""
+    if name in ("load_ptx", "Device", "DeviceArray", "Module"):
+        from warpsim import host
+        return getattr(host, name)
+    raise AttributeError(f"module 'warpsim' has no attribute {name!r}")

@@ -239,12 +239,11 @@ class Batch:
                 if ctl == CTL_NORMAL:
                     self.active = m
                     self.steps = steps
+                    thread_insts += cnt_full if m is None else int(np.count_nonzero(m))
                     if meff is None:
                         res = op.fn(self, None)
-                        thread_insts += cnt_full
                     elif meff.any():
                         res = op.fn(self, meff)
-                        thread_insts += int(np.count_nonzero(meff))
                     else:
                         res = None
                     if rec is not None:
@@ -253,7 +252,7 @@ class Batch:
                 elif ctl == CTL_BRANCH:
                     if rec is not None:
                         rec.step(pc, e.mask, meff, None)
-                    thread_insts += cnt_full if meff is None else int(np.count_nonzero(meff))
+                    thread_insts += cnt_full if m is None else int(np.count_nonzero(m))
                     if g < 0:
                         e.pc = op.target
                         continue
@@ -272,7 +271,7 @@ class Batch:
                     if rec is not None:
                         rec.step(pc, e.mask, meff, None)
                     ex = (self.valid if m is None else m) if meff is None else meff
-                    thread_insts += int(np.count_nonzero(ex))
+                    thread_insts += cnt_full if m is None else int(np.count_nonzero(m))
                     keep = ~ex
                     for s in stack:
                         s.mask = s.mask & keep

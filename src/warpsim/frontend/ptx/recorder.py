@@ -123,7 +123,7 @@ class ProfileRecorder:
         nw = int(np.count_nonzero(wact))
         self.c["warp_insts"] += nw
         lanes = simt if meff is None else meff
-        self.c["thread_insts"] += int(np.count_nonzero(lanes))
+        self.c["thread_insts"] += int(np.count_nonzero(simt))      # active threads, predicated or not
         if k.is_leader[pc]:
             self.bbv[:, k.block_of[pc]] += wact
         if not k.is_mem[pc]:
