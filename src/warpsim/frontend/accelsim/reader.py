@@ -98,14 +98,7 @@ class _CtaStream:
                 if cta is None:
                     raise self.error("thread block has no 'thread block = x,y,z' line", text)
                 in_tb = False
-                empty = None
-                out = []
-                for w in range(self.nwarps):
-                    if w in warps:
-                        out.append(warps[w])
-                    else:
-                        empty = empty or WarpTrace.empty()
-                        out.append(empty)
+                out = [warps[w] if w in warps else WarpTrace.empty() for w in range(self.nwarps)]
                 yield CtaTrace(cta=cta, warps=out)
             elif not in_tb:
                 raise self.error("line outside a #BEGIN_TB ... #END_TB block", text)
