@@ -102,7 +102,7 @@ def _check_latency_array(key: str, value: tuple[int, ...], section: str) -> None
     low = 0 if key in II_ZERO_ALLOWED else 1
     if value[1] < low:
         raise ConfigIssue(key, f"initiation interval must be >= {low}, got {value[1]}"
-                          + ("" if low else " (0 is allowed only for latency.tensor)"))
+                          + (" (0 is allowed only for latency.tensor)" if low else ""))
 
 
 def _check_sm(cfg: GPUConfig) -> None:

@@ -40,11 +40,26 @@ def resolve(name_or_path: str) -> Path:
                      "(or give a path to a .toml file)")
 
 
+_PARSED: dict[tuple[str, int, int], dict[str, Any]] = {}
+
+
 def _parse(path: Path) -> dict[str, Any]:
+    """Parsed TOML, cached per (path, mtime, size): callers must not mutate it in place."""
     try:
+        st = path.stat()
+        cache_key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+        if cache_key in _PARSED:
+            return _PARSED[cache_key]
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read GPU description: {exc}", path=str(path)) from None
+    if len(_PARSED) >= 64:          # many user files (tests, campaigns): keep the cache small
+        _PARSED.clear()
+    _PARSED[cache_key] = _parse_text(path, text)
+    return _PARSED[cache_key]
+
+
+def _parse_text(path: Path, text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

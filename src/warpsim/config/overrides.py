@@ -7,7 +7,6 @@ fails instead of being ignored; validation of the value happens after all overri
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,16 +54,19 @@ def parse_override(text: str) -> Override:
 
 
 def apply_overrides(raw: dict[str, Any], overrides: Sequence[str]) -> tuple[dict[str, Any], list[Override]]:
-    """A copy of `raw` with the overrides applied, later ones winning, and the parsed overrides."""
-    out = copy.deepcopy(raw)
+    """A copy of `raw` with the overrides applied, later ones winning, and the parsed overrides.
+
+    `raw` itself is never modified (the loader caches it); only the tables touched are copied.
+    """
+    out = dict(raw)
     parsed = [parse_override(t) for t in overrides]
     for ov in parsed:
         section, _, name = ov.key.rpartition(".")
         if section:
-            table = out.setdefault(section, {})
+            table = out.get(section, {})
             if not isinstance(table, dict):
                 raise InputError(f"[{section}] is not a table in the description", key=ov.key, text=ov.text)
-            table[name] = ov.value
+            out[section] = {**table, name: ov.value}
         else:
             out[name] = ov.value
     return out, parsed
