@@ -43,7 +43,7 @@ def _point(method: str, knob: str, evals) -> Point:
 
 def random_curve(table: ProfileTable, seeds: int = 20, points: int = 14) -> list[Point]:
     n = len(table)
-    ks = np.unique(np.geomspace(1, max(1, n // 2), points).round().astype(int))
+    ks = np.unique(np.geomspace(1, max(1, n - 1), points).round().astype(int))
     return [
         _point("random", f"k={k}", [evaluate(random_k(table, int(k), seed=s), table) for s in range(seeds)])
         for k in ks

@@ -37,7 +37,9 @@ def _make(kind: str, seed: int):
     if kind == "gnb":
         return GaussianNB()
     if kind == "mlp":
-        return MLPClassifier(hidden_layer_sizes=(32,), random_state=seed, max_iter=200)
+        return MLPClassifier(
+            hidden_layer_sizes=(32,), random_state=seed, learning_rate_init=0.01, max_iter=50
+        )
     raise ValueError(f"unknown classifier {kind!r}; choose from {CLASSIFIERS}")
 
 
