@@ -30,11 +30,16 @@ def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    p = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
+    """a * b = p + err exactly (Dekker), on mantissas scaled to [0.5, 1) so no partial product underflows."""
+    ma, ea = np.frexp(a)
+    mb, eb = np.frexp(b)
+    p = ma * mb
+    ah, al = _split(ma)
+    bh, bl = _split(mb)
     err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    return p, np.where(np.isfinite(err), err, 0.0)
+    e = ea + eb
+    err = np.ldexp(err, e)
+    return np.ldexp(p, e), np.where(np.isfinite(err), err, 0.0)
 
 
 def round_to_odd(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
@@ -113,21 +118,23 @@ def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray, mode: str = "rn") -> np.n
         if mode != "rn":
             z2, e2 = two_sum(th, v)
             z = round64(z2, e2 + (s - v) + e, mode)
-        big = (np.abs(a) > 2.0 ** 995) | (np.abs(b) > 2.0 ** 995) | (np.abs(c) > 2.0 ** 1020)
+        big = np.abs(c) > 2.0 ** 1020
         ok = np.isfinite(naive) & ~big & np.isfinite(z)
         return np.where(ok, z, naive)
 
 
 def add_round(a: np.ndarray, b: np.ndarray, dtype, mode: str) -> np.ndarray:
-    """a + b in float32/float64 with a rounding mode."""
+    """a + b in float32/float64 with a rounding mode (an exact zero sum is -0 when rounding down)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        if dtype == np.float32:
-            if mode == "rn":
-                return (a + b).astype(np.float32)
-            s, e = two_sum(np.asarray(a, np.float64), np.asarray(b, np.float64))
-            return to_f32(s, e, mode)
-        s, e = two_sum(np.asarray(a, np.float64), np.asarray(b, np.float64))
-        return round64(s, e, mode)
+        if dtype == np.float32 and mode == "rn":
+            return (a + b).astype(np.float32)
+        a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        s, e = two_sum(a64, b64)
+        r = to_f32(s, e, mode) if dtype == np.float32 else round64(s, e, mode)
+        if mode == "rm":
+            both_pos_zero = (a64 == 0) & (b64 == 0) & ~np.signbit(a64) & ~np.signbit(b64)
+            r = np.where((s == 0) & ~both_pos_zero, r.dtype.type(-0.0), r)
+        return r
 
 
 def mul_round(a: np.ndarray, b: np.ndarray, dtype, mode: str) -> np.ndarray:

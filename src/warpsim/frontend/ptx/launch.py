@@ -249,4 +249,4 @@ def load_ptx(path_or_text: str | os.PathLike, device: Device | None = None) -> M
         return Module(p.read_text(), str(p), device)
     if ".version" not in s and ".entry" not in s:
         raise InputError("not PTX text and not an existing file", path=s if len(s) < 200 else None)
-    return Module(s, None, device)
+    return Module(s, "<ptx text>", device)

@@ -309,7 +309,10 @@ def parse_instruction(text: str, sc: _Scanner, pos: int) -> Instruction:
         raise sc.error("cannot read the opcode", pos, text)
     opcode = m.group(1)
     rest = s[m.end():].strip()
-    ops = [parse_operand(o, sc, pos) for o in split_top(rest)] if rest else []
+    try:
+        ops = [parse_operand(o, sc, pos) for o in split_top(rest)] if rest else []
+    except InputError as e:
+        raise sc.error(f"{opcode}: {e.message}", pos, text) from None
     return Instruction(opcode, ops, guard, neg, sc.line(pos), " ".join(text.split()))
 
 

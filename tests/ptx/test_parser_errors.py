@@ -1,0 +1,108 @@
+"""Parser coverage (directives, declarations, scopes, operands) and the errors users see."""
+
+import numpy as np
+import pytest
+
+from warpsim.errors import InputError
+from warpsim.frontend.ptx.parser import parse
+from warpsim.host import Device, load_ptx
+
+HEADER = ".version 8.5\n.target sm_80\n.address_size 64\n"
+
+
+def test_module_directives_declarations_and_initialisers():
+    text = HEADER + """
+.global .align 4 .u32 gtab[4] = {10, 20, 30, 40};
+.const .align 4 .f32 ctab[2] = {0f3F800000, 0f40000000};
+.extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);
+.visible .entry k(.param .u64 out) .maxntid 64, 1, 1
+{
+  .reg .b32 %r<6>;  /* block comment */
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<4>;
+  .pragma "nounroll";
+  mov.u32 %r1, %tid.x;                 // line comment
+  mov.u64 %rd1, gtab;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd1, %rd1, %rd2;
+  ld.global.u32 %r2, [%rd1];
+  ld.const.f32 %f1, [ctab+4];
+  { .reg .b32 %tmp; add.u32 %tmp, %r2, 1; mov.b32 %r3, %tmp; }
+  cvt.rzi.u32.f32 %r4, %f1;
+  add.u32 %r3, %r3, %r4;
+  ld.param.u64 %rd3, [out];
+  add.s64 %rd3, %rd3, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+"""
+    mod = parse(text)
+    assert mod.version == "8.5" and mod.sm == 80 and mod.entries == ["k"]
+    assert mod.functions["k"].maxntid == (64, 1, 1)
+    dev = Device()
+    out = dev.alloc(4, np.uint32)
+    load_ptx(text, device=dev).launch("k", 1, 4, [out])
+    np.testing.assert_array_equal(dev.to_host(out), [13, 23, 33, 43])
+
+
+def test_unsupported_instruction_names_instruction_kernel_and_line():
+    text = (HEADER + ".visible .entry bad()\n{\n  .reg .b32 %r<2>;\n"
+            "  dp4a.u32.u32 %r1, %r1, %r1, %r1;\n  ret;\n}\n")
+    with pytest.raises(InputError) as e:
+        load_ptx(text, device=Device()).launch("bad", 1, 32, [])
+    msg = str(e.value)
+    assert "dp4a.u32.u32" in msg and "kernel bad" in msg and ":7" in msg
+    text = text.replace("dp4a.u32.u32 %r1, %r1, %r1, %r1", "tex.1d.v4.s32.s32 {%r1,%r1,%r1,%r1}, [t, {%r1}]")
+    with pytest.raises(InputError, match=r":7.*tex.1d"):
+        load_ptx(text, device=Device())
+
+
+def test_unknown_directive_is_skipped_with_a_warning():
+    text = HEADER + ".weirddirective 1, 2;\n.visible .entry k()\n{\n  ret;\n}\n"
+    with pytest.warns(UserWarning, match="unknown directive"):
+        mod = parse(text, "x.ptx")
+    assert mod.entries == ["k"] and any("x.ptx:4" in w for w in mod.warnings)
+
+
+def test_malformed_input_errors_carry_file_and_line(tmp_path):
+    p = tmp_path / "broken.ptx"
+    p.write_text(HEADER + ".visible .entry k()\n{\n  add.s32 %r1, %r2\n}\n")
+    with pytest.raises(InputError, match="broken.ptx:6"):
+        load_ptx(p)
+    with pytest.raises(InputError, match="undeclared register"):
+        text = HEADER + ".visible .entry k()\n{\n  mov.u32 %r9, 1;\n  ret;\n}\n"
+        load_ptx(text, device=Device()).kernel("k")
+    with pytest.raises(InputError, match="no .entry named"):
+        load_ptx(HEADER + ".visible .entry k()\n{\n  ret;\n}\n", device=Device()).kernel("nope")
+
+
+def test_out_of_bounds_access_is_reported_with_thread():
+    text = HEADER + """.visible .entry k(.param .u64 p)
+{
+  .reg .b64 %rd<2>; .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [p];
+  ld.global.u32 %r1, [%rd1+4096];
+  ret;
+}
+"""
+    dev = Device()
+    buf = dev.alloc(16, np.uint8)
+    with pytest.raises(InputError, match="out-of-bounds global access.*thread 0"):
+        load_ptx(text, device=dev).launch("k", 1, 1, [buf])
+
+
+def test_launch_argument_checks():
+    mod = load_ptx(HEADER + ".visible .entry k(.param .u32 n)\n{\n  ret;\n}\n", device=Device())
+    with pytest.raises(InputError, match="takes 1 arguments"):
+        mod.launch("k", 1, 32, [])
+    with pytest.raises(InputError, match="exceeds 1024"):
+        mod.launch("k", 1, (64, 32), [1])
+    with pytest.raises(InputError, match="unknown launch mode"):
+        mod.launch("k", 1, 32, [1], mode="fast")
+
+
+def test_register_estimate_and_kernel_info(kdir):
+    mod = load_ptx(kdir / "sgemm.ptx", device=Device())
+    k = mod.kernel("sgemm")
+    assert 16 <= k.nregs_estimate <= 64
+    assert k.prog.shared_static == 2 * 16 * 16 * 4
