@@ -63,7 +63,7 @@ class LineContext:
     memkinds: list[int] = field(default_factory=list)
     src_cache: dict[tuple[str, ...], tuple[int, ...]] = field(default_factory=dict)
     run_cache: dict[int, int] = field(default_factory=dict)
-    _arrays: tuple[np.ndarray, ...] | None = None
+    _arrays: np.ndarray | None = None
 
     def add_opcode(self, opcode: str) -> int:
         info = self.decoder(opcode)          # InputError for an unknown opcode
@@ -73,15 +73,11 @@ class LineContext:
         self._arrays = None
         return self.op_index[opcode]
 
-    def tables(self) -> tuple[np.ndarray, ...]:
-        """kind, unit, lat, space, flags, width, is_mem, is_generic, indexed by opcode number."""
+    def table(self) -> np.ndarray:
+        """[6, n_opcodes] uint8: kind, unit, lat, space, flags, width per opcode number."""
         if self._arrays is None:
-            infos = self.op_infos
-            cols = [np.array([getattr(i, name) for i in infos], dtype=np.uint8)
-                    for name in ("kind", "unit", "lat", "space", "flags", "width")]
-            is_mem = np.array([i.is_mem for i in infos], dtype=bool)
-            is_generic = np.array([i.space == MemSpace.GENERIC for i in infos], dtype=bool)
-            self._arrays = (*cols, is_mem, is_generic)
+            names = ("kind", "unit", "lat", "space", "flags", "width")
+            self._arrays = np.array([[getattr(i, f) for i in self.op_infos] for f in names], dtype=np.uint8)
         return self._arrays
 
     def register(self, tok: str, what: str) -> int:
@@ -117,17 +113,53 @@ class LineContext:
         return MemSpace.GLOBAL
 
 
+class CtaBatch:
+    """Flat columns of all warps parsed so far for one CTA; arrays are made once per CTA.
+
+    Small warps are common (a vector add is a dozen instructions), so per-warp numpy calls would
+    dominate; the warps' WarpTraces are slices of the CTA-wide arrays.
+    """
+
+    def __init__(self) -> None:
+        self.pcs: list[int] = []
+        self.masks: list[int] = []
+        self.ops: list[int] = []
+        self.dst0: list[int] = []
+        self.srcs: list[int] = []
+        self.vals: list[int] = []                 # addresses of memory rows, active lanes in order
+        self.more_dst: list[tuple[int, tuple[int, ...]]] = []
+        self.generic: list[tuple[int, int | None]] = []
+        self.mem_rows: list[int] = []             # row in the warp's address matrix, -1 if not memory
+        self.mem_masks: list[int] = []            # active masks of the memory rows
+        # per warp: (first instruction, first memory row, lines, number of lines[0])
+        self.segments: list[tuple[int, int, list[str], int]] = []
+
+    def add(self, lines: list[str], first_line: int, ctx: LineContext,
+            prefix: tuple[str, str, str, str] | None = None) -> None:
+        """Parse one warp's lines; `first_line` is the 1-based number of lines[0]."""
+        self.segments.append((len(self.pcs), len(self.mem_masks), lines, first_line))
+        _parse_into(self, lines, first_line, ctx, prefix)
+
+    def build(self, ctx: LineContext) -> list[WarpTrace]:
+        """One WarpTrace per `add`, in order."""
+        return _build(ctx, self)
+
+
 def parse_warp(lines: list[str], first_line: int, ctx: LineContext,
                prefix: tuple[str, str, str, str] | None = None) -> WarpTrace:
-    """Parse one warp's instruction lines; `first_line` is the 1-based number of lines[0]."""
-    pcs: list[int] = []
-    masks: list[int] = []
-    ops: list[int] = []
-    dst0: list[int] = []
-    srcs: list[int] = []
-    vals: list[int] = []                      # addresses of memory rows, active lanes in order
-    more_dst: list[tuple[int, tuple[int, ...]]] = []
-    generic: list[tuple[int, int | None]] = []
+    """Parse one warp's instruction lines on their own (see CtaBatch for the batched path)."""
+    batch = CtaBatch()
+    batch.add(lines, first_line, ctx, prefix)
+    return batch.build(ctx)[0]
+
+
+def _parse_into(b: CtaBatch, lines: list[str], first_line: int, ctx: LineContext,
+                prefix: tuple[str, str, str, str] | None) -> None:
+    pcs, masks, ops, dst0, srcs, vals = b.pcs, b.masks, b.ops, b.dst0, b.srcs, b.vals
+    more_dst, generic = b.more_dst, b.generic
+    mrow_add, mmask_add = b.mem_rows.append, b.mem_masks.append
+    nrow = 0
+    k0 = len(pcs)
     pc_add, mask_add, op_add, dst_add = pcs.append, masks.append, ops.append, dst0.append
     src_add, val_add = srcs.extend, vals.extend
     op_get = ctx.op_index.get
@@ -161,7 +193,7 @@ def parse_warp(lines: list[str], first_line: int, ctx: LineContext,
                 op = t[3]
                 j = 4
             else:
-                j = _multi_dst(t, 2, k, dst0, more_dst, ctx)
+                j = _multi_dst(t, 2, k0 + k, dst0, more_dst, ctx)
                 op = t[j]
                 j += 1
             oi = op_get(op)
@@ -189,6 +221,12 @@ def parse_warp(lines: list[str], first_line: int, ctx: LineContext,
             w = t[j]
             j += 1
             mk = memkind[oi]
+            if mk:
+                mrow_add(nrow)
+                mmask_add(mask)
+                nrow += 1
+            else:
+                mrow_add(-1)
             if w != "0":
                 if not w.isdigit():
                     raise _Bad(f"mem_width must be a decimal number, found {w!r}")
@@ -231,11 +269,11 @@ def parse_warp(lines: list[str], first_line: int, ctx: LineContext,
                 else:
                     raise _Bad(f"unknown address mode {mode!r} (expected 0, 1 or 2)")
                 if mk == 2:
-                    generic.append((k, out[start] if nact else None))
+                    generic.append((k0 + k, out[start] if nact else None))
             elif mk:
                 val_add([0] * mask.bit_count())
                 if mk == 2:
-                    generic.append((k, 0 if mask else None))
+                    generic.append((k0 + k, 0 if mask else None))
             if len(t) > j:
                 if len(t) > j + 1:
                     raise _Bad(f"{len(t) - j - 1} unexpected field(s) after the immediate")
@@ -250,7 +288,6 @@ def parse_warp(lines: list[str], first_line: int, ctx: LineContext,
     except ValueError as exc:
         raise InputError(f"bad number in instruction line ({exc})", path=ctx.path, line=first_line + k,
                          text=line.rstrip("\n")) from None
-    return _build(ctx, lines, first_line, pcs, masks, ops, dst0, srcs, vals, more_dst, generic)
 
 
 def _lead(t: list[str], skip: int, prefix: list[str] | None, lineinfo: bool) -> list[str]:
@@ -292,54 +329,67 @@ def _multi_dst(t: list[str], at: int, k: int, dst0: list[int],
     return at + 1 + int(nd)
 
 
-def _build(ctx: LineContext, lines: list[str], first_line: int, pcs: list[int], masks: list[int],
-           ops: list[int], dst0: list[int], srcs: list[int], vals: list[int],
-           more_dst: list[tuple[int, tuple[int, ...]]], generic: list[tuple[int, int | None]]) -> WarpTrace:
-    n = len(pcs)
+def _build(ctx: LineContext, b: CtaBatch) -> list[WarpTrace]:
+    n = len(b.pcs)
     if n == 0:
-        return WarpTrace.empty()
-    pc = _checked(pcs, np.uint32, "PC", ctx, lines, first_line)
-    mask = _checked(masks, np.uint32, "active mask", ctx, lines, first_line)
-    kind_t, unit_t, lat_t, space_t, flags_t, width_t, mem_t, _ = ctx.tables()
-    op = np.array(ops, dtype=np.intp)
-    space = space_t[op]
-    for k, first in generic:
-        space[k] = ctx.resolve_generic(first)
-    is_mem = mem_t[op]
-    rows = np.flatnonzero(is_mem)
-    mem_row = np.full(n, -1, dtype=np.int32)
-    mem_row[rows] = np.arange(rows.size, dtype=np.int32)
-    active = ((mask[rows][:, None] >> _LANES) & 1).astype(bool)
-    addr = np.zeros((rows.size, WARP_SIZE), dtype=np.uint64)
-    if vals:
-        try:
-            addr[active] = np.array(vals, dtype=np.uint64)
-        except OverflowError:
-            _raise_bad_address(vals, mask[rows], rows, ctx, lines, first_line)
-    dst = np.full((n, MAX_DST), NO_REG, dtype=np.int16)
-    dst[:, 0] = dst0
-    for k, regs in more_dst:
-        dst[k, :len(regs)] = regs
-    return WarpTrace(pc=pc, mask=mask, kind=kind_t[op], unit=unit_t[op], lat=lat_t[op], flags=flags_t[op],
-                     dst=dst, src=np.array(srcs, dtype=np.int16).reshape(n, MAX_SRC), space=space,
-                     width=width_t[op], mem_row=mem_row, addr=addr)
-
-
-def _checked(values: list[int], dtype: type, what: str, ctx: LineContext, lines: list[str],
-             first_line: int) -> np.ndarray:
+        return [WarpTrace.empty() for _ in b.segments]
     try:
-        return np.array(values, dtype=dtype)
+        pc, mask = np.array((b.pcs, b.masks), dtype=np.uint32)
     except OverflowError:
-        limit = np.iinfo(dtype).max
-        k = next(k for k, v in enumerate(values) if not 0 <= v <= limit)
-        raise InputError(f"{what} {values[k]:#x} does not fit in 32 bits", path=ctx.path,
-                         line=first_line + k, text=lines[k].rstrip("\n")) from None
+        _raise_too_wide(b, ctx)
+    cols = ctx.table()[:, np.array(b.ops, dtype=np.intp)]     # fresh [6, n] array: rows are writable
+    kind, unit, lat, space, flags, width = cols
+    for k, first in b.generic:
+        space[k] = ctx.resolve_generic(first)
+    mem_row = np.array(b.mem_rows, dtype=np.int32)
+    mem_masks = np.array(b.mem_masks, dtype=np.uint32)
+    addr = np.zeros((mem_masks.size, WARP_SIZE), dtype=np.uint64)
+    if b.vals:
+        try:
+            addr[((mem_masks[:, None] >> _LANES) & 1).astype(bool)] = np.array(b.vals, dtype=np.uint64)
+        except OverflowError:
+            _raise_bad_address(b, mem_masks, ctx)
+    dst = np.full((n, MAX_DST), NO_REG, dtype=np.int16)
+    dst[:, 0] = b.dst0
+    for k, regs in b.more_dst:
+        dst[k, :len(regs)] = regs
+    src = np.array(b.srcs, dtype=np.int16).reshape(n, MAX_SRC)
+    out = []
+    ends = [(seg[0], seg[1]) for seg in b.segments[1:]] + [(n, mem_masks.size)]
+    for (lo, r0, _, _), (hi, r1) in zip(b.segments, ends, strict=True):
+        if lo == hi:
+            out.append(WarpTrace.empty())
+            continue
+        out.append(WarpTrace(pc=pc[lo:hi], mask=mask[lo:hi], kind=kind[lo:hi], unit=unit[lo:hi],
+                             lat=lat[lo:hi], flags=flags[lo:hi], dst=dst[lo:hi], src=src[lo:hi],
+                             space=space[lo:hi], width=width[lo:hi], mem_row=mem_row[lo:hi],
+                             addr=addr[r0:r1]))
+    return out
 
 
-def _raise_bad_address(vals: list[int], mem_masks: np.ndarray, rows: np.ndarray, ctx: LineContext,
-                       lines: list[str], first_line: int) -> None:
+def _locate(b: CtaBatch, k: int) -> tuple[int, str]:
+    """Line number and text of instruction k of the batch."""
+    for start, _, lines, first_line in reversed(b.segments):
+        if start <= k:
+            return first_line + k - start, lines[k - start].rstrip("\n")
+    raise AssertionError(k)
+
+
+def _raise_too_wide(b: CtaBatch, ctx: LineContext) -> None:
+    for what, values in (("PC", b.pcs), ("active mask", b.masks)):
+        for k, v in enumerate(values):
+            if not 0 <= v <= 0xFFFFFFFF:
+                line, text = _locate(b, k)
+                raise InputError(f"{what} {v:#x} does not fit in 32 bits", path=ctx.path, line=line,
+                                 text=text)
+    raise AssertionError("no value out of range")
+
+
+def _raise_bad_address(b: CtaBatch, mem_masks: np.ndarray, ctx: LineContext) -> None:
     ends = np.cumsum(np.bitwise_count(mem_masks))
-    bad = next(i for i, v in enumerate(vals) if not 0 <= v < 1 << 64)
-    k = int(rows[int(np.searchsorted(ends, bad, side="right"))])
-    raise InputError(f"decoded lane address {vals[bad]} is outside 0..2^64-1 (bad base, stride or delta)",
-                     path=ctx.path, line=first_line + k, text=lines[k].rstrip("\n"))
+    bad = next(i for i, v in enumerate(b.vals) if not 0 <= v < 1 << 64)
+    row = int(np.searchsorted(ends, bad, side="right"))            # global memory row
+    k = [i for i, r in enumerate(b.mem_rows) if r >= 0][row]
+    line, text = _locate(b, k)
+    raise InputError(f"decoded lane address {b.vals[bad]} is outside 0..2^64-1 (bad base, stride or delta)",
+                     path=ctx.path, line=line, text=text)

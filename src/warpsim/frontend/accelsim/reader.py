@@ -16,7 +16,7 @@ from typing import TextIO
 from warpsim.errors import InputError
 from warpsim.frontend.accelsim.header import TraceHeader, parse_header
 from warpsim.frontend.accelsim.kernelslist import KernelEntry, is_trace_file, parse_kernelslist
-from warpsim.frontend.accelsim.lines import LineContext, parse_warp
+from warpsim.frontend.accelsim.lines import CtaBatch, LineContext
 from warpsim.frontend.accelsim.textio import open_text
 from warpsim.ir.records import CtaTrace, KernelInfo, Memcpy, WarpTrace
 from warpsim.ir.sass import OpcodeDecoder
@@ -78,7 +78,8 @@ class _CtaStream:
     def _blocks(self, it: Iterator[str]) -> Iterator[CtaTrace]:
         self.lineno = len(list(islice(it, self.body_line)))
         cta: tuple[int, int, int] | None = None
-        warps: dict[int, WarpTrace] = {}
+        warps: dict[int, int] = {}             # warp index -> position in the CTA batch
+        batch = CtaBatch()
         begin = 0
         in_tb = False
         warp = -1
@@ -91,14 +92,15 @@ class _CtaStream:
             if line == "#BEGIN_TB":
                 if in_tb:
                     raise self.error("#BEGIN_TB inside a thread block (missing #END_TB)", text)
-                in_tb, begin, cta, warps, warp = True, self.lineno, None, {}, -1
+                in_tb, begin, cta, warps, warp, batch = True, self.lineno, None, {}, -1, CtaBatch()
             elif line == "#END_TB":
                 if not in_tb:
                     raise self.error("#END_TB without #BEGIN_TB", text)
                 if cta is None:
                     raise self.error("thread block has no 'thread block = x,y,z' line", text)
                 in_tb = False
-                out = [warps[w] if w in warps else WarpTrace.empty() for w in range(self.nwarps)]
+                built = batch.build(self.ctx)
+                out = [built[warps[w]] if w in warps else WarpTrace.empty() for w in range(self.nwarps)]
                 yield CtaTrace(cta=cta, warps=out)
             elif not in_tb:
                 raise self.error("line outside a #BEGIN_TB ... #END_TB block", text)
@@ -110,7 +112,8 @@ class _CtaStream:
                 if warp < 0 or warp in warps:
                     raise self.error("'insts = N' without a preceding 'warp = W' line", text)
                 n = self._count(line, text)
-                warps[warp] = self._warp(it, n, warp, cta)
+                self._warp(it, n, warp, cta, batch)
+                warps[warp] = len(warps)
             elif line.startswith("cluster"):
                 continue                      # Hopper cluster id/cta/rank lines: not modelled
             else:
@@ -120,7 +123,8 @@ class _CtaStream:
             raise self.error(f"file ends inside the thread block opened at line {begin} "
                              "(truncated trace: no #END_TB)")
 
-    def _warp(self, it: Iterator[str], n: int, warp: int, cta: tuple[int, int, int] | None) -> WarpTrace:
+    def _warp(self, it: Iterator[str], n: int, warp: int, cta: tuple[int, int, int] | None,
+              batch: CtaBatch) -> None:
         decl_line = self.lineno
         lines = list(islice(it, n))
         first = self.lineno + 1
@@ -139,7 +143,7 @@ class _CtaStream:
                 raise self.error("warp block before the 'thread block = x,y,z' line", line=decl_line)
             prefix = (str(cta[0]), str(cta[1]), str(cta[2]), str(warp))
         try:
-            return parse_warp(lines, first, self.ctx, prefix)
+            batch.add(lines, first, self.ctx, prefix)
         except InputError as exc:
             bad = (exc.text or "").strip()
             if exc.line is not None and (not bad or bad.startswith(_STRUCTURAL)):
@@ -163,7 +167,7 @@ class _CtaStream:
             raise self.error(f"thread block ({x},{y},{z}) is outside the grid {self.info.grid}", text)
         return (x, y, z)
 
-    def _warp_index(self, line: str, text: str, warps: dict[int, WarpTrace]) -> int:
+    def _warp_index(self, line: str, text: str, warps: dict[int, int]) -> int:
         w = self._count(line, text, "warp")
         if w >= self.nwarps:
             raise self.error(f"warp {w} does not exist: a block of {self.info.block} threads has "
