@@ -168,3 +168,21 @@ def test_kernelslist_commands_and_order(tmp_path, caplog):
     assert "MemcpyDtoH" in caplog.text
     assert [k.info.kernel_id for k in work.kernels()] == [1, 2]
     assert work.num_kernels == 2
+
+
+def test_multi_warp_cta_rows_are_per_warp(tmp_path):
+    """Warps of one CTA are parsed together; each still numbers its memory rows from 0."""
+    def warp(w, n_alu):
+        lines = [f"{0x10 * i:04x} ffffffff 1 R{i} IMAD 0 0 0" for i in range(n_alu)]
+        lines.append(f"{0x10 * n_alu:04x} 00000003 1 R9 LDS 0 4 2 0x{0x100 * (w + 1):x} 4 0")
+        lines.append(f"{0x10 * n_alu + 0x10:04x} 00000001 0 STG.E 1 R9 4 1 0x{0x9000 + w:x} 0 0")
+        return f"\nwarp = {w}\ninsts = {len(lines)}\n" + "\n".join(lines) + "\n"
+    text = (v5_header() + "\n#BEGIN_TB\nthread block = 1,0,0\n" + warp(1, 3) + warp(0, 0)
+            + "\n#END_TB\n")
+    (cta,) = list(TraceKernel(write(tmp_path, "k.traceg", text)).iter_ctas())
+    w0, w1 = cta.warps
+    assert len(w0) == 2 and len(w1) == 5
+    assert w0.mem_row.tolist() == [0, 1] and w1.mem_row.tolist() == [-1, -1, -1, 0, 1]
+    assert w0.addr[:, :2].tolist() == [[0x100, 0x104], [0x9000, 0]]
+    assert w1.addr[:, :2].tolist() == [[0x200, 0x204], [0x9001, 0]]
+    assert w0.addr.shape == (2, 32) and w1.dst[:3, 0].tolist() == [0, 1, 2]

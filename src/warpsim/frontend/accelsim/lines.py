@@ -1,7 +1,7 @@
-"""Instruction lines of one warp -> one WarpTrace (the reader's hot loop; accelsim-notes §1.5-1.6).
+"""Instruction lines -> WarpTraces (the reader's hot loop; accelsim-notes §1.5-1.6).
 
-One pass of `str.split` and `int(x, 16)` per line collects flat Python lists; the arrays are made
-once per warp with numpy. Per-opcode facts (kind, unit, ... width) are looked up once per distinct
+One pass of `str.split` and `int(x, 16)` per line collects flat Python lists for all warps of a
+CTA; the arrays are made once per CTA with numpy and each warp gets slices of them. Per-opcode facts (kind, unit, ... width) are looked up once per distinct
 opcode string and gathered by index. Lane addresses are kept in active-lane order and scattered
 into the [n_mem, 32] matrix with a boolean mask, so no per-lane Python loop runs.
 
