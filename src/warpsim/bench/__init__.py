@@ -1,0 +1,1 @@
+"""`warpsim bench`: deterministic generated kernels that measure the simulator's own speed."""

@@ -1,0 +1,161 @@
+"""Loading CTAs into the instruction arena, and keeping the arena compact.
+
+CTAs arrive from a frontend as per-warp arrays; they are concatenated into the arena (one
+block per CTA) when loaded into a kernel's queue. Blocks die when their CTA retires; when the
+arena runs out of room at its end, live blocks are moved down (and warp pointers shifted), and
+only if that is not enough the arena grows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from warpsim.ir.records import MAX_DST, MAX_SRC, CtaTrace
+from warpsim.timing.state import (
+    B_ADDR_LEN,
+    B_ADDR_START,
+    B_INST_LEN,
+    B_INST_START,
+    B_KERNEL,
+    B_LIVE,
+    B_NWARPS,
+    C_BLOCK,
+    I_DST,
+    I_FLAGS,
+    I_KIND,
+    I_LAT,
+    I_MASK,
+    I_MROW,
+    I_SPACE,
+    I_SRC,
+    I_UNIT,
+    I_WIDTH,
+    W_CTA,
+    W_END,
+    W_NEXT,
+    W_USED,
+    Arena,
+    Blocks,
+    Ctas,
+    Warps,
+    new_arena,
+)
+
+_COLUMNS = {"kind": I_KIND, "unit": I_UNIT, "lat": I_LAT, "flags": I_FLAGS, "space": I_SPACE,
+            "width": I_WIDTH}
+
+
+class ArenaManager:
+    """Owns the Arena and Blocks tuples; the core only reads them (and clears Blocks.live)."""
+
+    def __init__(self, blocks: Blocks, n_inst: int = 1 << 16, n_addr: int = 1 << 13) -> None:
+        self.ar: Arena = new_arena(n_inst, n_addr)
+        self.bl = blocks
+        self.top_inst = 0
+        self.top_addr = 0
+        self.max_reg = -1
+
+    def free_block_ids(self) -> np.ndarray:
+        return np.flatnonzero(self.bl.info[:, B_LIVE] == 0)
+
+    def load(self, ctas: list[CtaTrace], kernel_slot: int, block_ids: np.ndarray,
+             wp: Warps, ct: Ctas) -> None:
+        """Copy CTAs into the arena as blocks `block_ids` (one per CTA)."""
+        warps = [w for cta in ctas for w in cta.warps]
+        lens = np.fromiter((len(w) for w in warps), dtype=np.int64, count=len(warps))
+        arows = np.fromiter((w.addr.shape[0] for w in warps), dtype=np.int64, count=len(warps))
+        need_i, need_a = int(lens.sum()), int(arows.sum())
+        self._make_room(need_i, need_a, wp, ct)
+        i0, a0 = self.top_inst, self.top_addr
+        ar = self.ar
+        if need_i:
+            block = ar.inst[i0:i0 + need_i]
+            for name, col in _COLUMNS.items():
+                block[:, col] = np.concatenate([getattr(w, name) for w in warps])
+            block[:, I_MASK] = np.concatenate([w.mask for w in warps]).view(np.int32)
+            block[:, I_DST:I_DST + MAX_DST] = np.concatenate([w.dst for w in warps])
+            block[:, I_SRC:I_SRC + MAX_SRC] = np.concatenate([w.src for w in warps])
+            mrow = np.concatenate([w.mem_row for w in warps]).astype(np.int64)
+            row_base = np.repeat(a0 + np.cumsum(arows) - arows, lens)
+            block[:, I_MROW] = np.where(mrow >= 0, mrow + row_base, -1)
+            self.max_reg = max(self.max_reg, int(block[:, I_DST:].max()))
+        if need_a:
+            ar.addr[a0:a0 + need_a] = np.concatenate([w.addr for w in warps])
+        bl = self.bl
+        wi = 0
+        inst = i0
+        addr = a0
+        for cta, b in zip(ctas, block_ids, strict=True):
+            nw = len(cta.warps)
+            if nw > bl.warp_off.shape[1] - 1:
+                raise ValueError(f"CTA {cta.cta} has {nw} warps; at most 32 are supported")
+            off = np.zeros(nw + 1, dtype=np.int64)
+            np.cumsum(lens[wi:wi + nw], out=off[1:])
+            n_addr = int(arows[wi:wi + nw].sum())
+            bl.info[b, [B_INST_START, B_INST_LEN, B_ADDR_START, B_ADDR_LEN, B_NWARPS, B_LIVE, B_KERNEL]] = (
+                inst, off[-1], addr, n_addr, nw, 1, kernel_slot)
+            bl.warp_off[b, :nw + 1] = off
+            inst += int(off[-1])
+            addr += n_addr
+            wi += nw
+        self.top_inst, self.top_addr = inst, addr
+
+    def _make_room(self, need_i: int, need_a: int, wp: Warps, ct: Ctas) -> None:
+        cap_i, cap_a = self.ar.inst.shape[0], self.ar.addr.shape[0]
+        if self.top_inst + need_i <= cap_i and self.top_addr + need_a <= cap_a:
+            return
+        live_i, live_a = self._compact(wp, ct)
+        if self.top_inst + need_i <= cap_i and self.top_addr + need_a <= cap_a:
+            if live_i + need_i <= cap_i // 2 and live_a + need_a <= cap_a // 2:
+                return
+        new_i = max(cap_i, 1)
+        while live_i + need_i > new_i // 2:
+            new_i *= 2
+        new_a = max(cap_a, 1)
+        while live_a + need_a > new_a // 2:
+            new_a *= 2
+        if new_i != cap_i or new_a != cap_a:
+            old = self.ar
+            fresh = new_arena(new_i, new_a)
+            fresh.inst[:self.top_inst] = old.inst[:self.top_inst]
+            fresh.addr[:self.top_addr] = old.addr[:self.top_addr]
+            self.ar = fresh
+
+    def _compact(self, wp: Warps, ct: Ctas) -> tuple[int, int]:
+        info = self.bl.info
+        live = np.flatnonzero(info[:, B_LIVE])
+        live = live[np.argsort(info[live, B_INST_START], kind="stable")]
+        ilen, alen = info[live, B_INST_LEN], info[live, B_ADDR_LEN]
+        new_is = np.cumsum(ilen) - ilen
+        new_as = np.cumsum(alen) - alen
+        ar = self.ar
+        if live.size:
+            src_i = _ranges(info[live, B_INST_START], ilen)
+            src_a = _ranges(info[live, B_ADDR_START], alen)
+            shift_a = np.repeat(info[live, B_ADDR_START] - new_as, ilen)
+            moved = ar.inst[src_i]
+            mrow = moved[:, I_MROW].astype(np.int64)
+            moved[:, I_MROW] = np.where(mrow >= 0, mrow - shift_a, -1)
+            ar.inst[:src_i.size] = moved
+            ar.addr[:src_a.size] = ar.addr[src_a]
+        delta = np.zeros(info.shape[0], dtype=np.int64)
+        delta[live] = info[live, B_INST_START] - new_is
+        used = np.flatnonzero(wp.w[:, W_USED])
+        if used.size:
+            blk = ct.c[wp.w[used, W_CTA], C_BLOCK]
+            wp.w[used, W_NEXT] -= delta[blk]
+            wp.w[used, W_END] -= delta[blk]
+        info[live, B_INST_START] = new_is
+        info[live, B_ADDR_START] = new_as
+        self.top_inst = int(ilen.sum())
+        self.top_addr = int(alen.sum())
+        return self.top_inst, self.top_addr
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenation of arange(s, s + n) for each (s, n)."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    return np.arange(total, dtype=np.int64) + offsets

@@ -1,0 +1,174 @@
+"""The compiled main loop: advances the whole GPU cycle by cycle, skipping idle stretches.
+
+Each iteration: memory completions, kernel starts, CTA placement, one scan of every scheduler
+that may have something to do, then a jump to the next cycle at which anything can change.
+It returns to Python only for work Python must do: refill a kernel's CTA queue, retire a kernel,
+grow the time-series buffer, or stop.
+"""
+
+from __future__ import annotations
+
+from warpsim.timing.cta_scheduler import kernel_start_events, place_ctas
+from warpsim.timing.memory import mem_next_event, mem_pop_done, mem_tick
+from warpsim.timing.scheduler import scan_scheduler
+from warpsim.timing.state import (
+    G_ACTIVE_SMS,
+    G_ACTIVE_WARPS,
+    G_CYCLE,
+    G_EVENT_KERNEL,
+    G_FINISHED_CTAS,
+    G_NEXT_SAMPLE,
+    G_PLACE_PENDING,
+    G_SM_CYCLES,
+    G_TINST,
+    G_TS_INTERVAL,
+    G_TS_N,
+    G_WARP_CYCLES,
+    G_WINST,
+    INF,
+    K_ACTIVE,
+    K_DONE_CYCLE,
+    K_LOW,
+    K_MORE,
+    K_QHEAD,
+    K_QTAIL,
+    K_RESIDENT,
+    K_STARTED,
+    MAX_DST,
+    PENDING_PER_WARP,
+    S_LAST_REASON,
+    S_LAST_T,
+    S_WAKE,
+    TS_ACTIVE_WARPS,
+    TS_CYCLE,
+    TS_FINISHED_CTAS,
+    TS_TINST,
+    TS_WINST,
+    W_LAST_COMPLETE,
+    W_OUTSTANDING,
+    W_READY,
+    jit,
+    sched_of,
+)
+
+DONE_ALL, NEED_REFILL, MAX_CYCLES, TS_FULL, KERNEL_DONE, DEADLOCK = range(6)
+
+
+@jit
+def _complete_memory(token, t, wp, sc, p):
+    g = token // PENDING_PER_WARP
+    slot = token - g * PENDING_PER_WARP
+    for j in range(MAX_DST):
+        r = wp.pend[g, slot, 1 + j]
+        if r >= 0:
+            wp.reg[g, r] = t
+    wp.pend[g, slot, 0] = 0
+    wp.w[g, W_OUTSTANDING] -= 1
+    wp.w[g, W_READY] = t
+    if t > wp.w[g, W_LAST_COMPLETE]:
+        wp.w[g, W_LAST_COMPLETE] = t
+    q = sched_of(g, p)
+    if sc.s[q, S_WAKE] > t:
+        sc.s[q, S_WAKE] = t
+
+
+@jit
+def _sample(gl):
+    g = gl.g
+    n = g[G_TS_N]
+    gl.ts[n, TS_CYCLE] = g[G_NEXT_SAMPLE]
+    gl.ts[n, TS_WINST] = g[G_WINST]
+    gl.ts[n, TS_TINST] = g[G_TINST]
+    gl.ts[n, TS_ACTIVE_WARPS] = g[G_ACTIVE_WARPS]
+    gl.ts[n, TS_FINISHED_CTAS] = g[G_FINISHED_CTAS]
+    g[G_TS_N] = n + 1
+    g[G_NEXT_SAMPLE] += g[G_TS_INTERVAL]
+
+
+@jit
+def run(t_stop, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms, done_buf):
+    """Simulate from gl.g[G_CYCLE] until an event Python must handle. Returns a status code."""
+    g = gl.g
+    kk = kn.k
+    t = g[G_CYCLE]
+    nsched = sc.s.shape[0]
+    nk = kk.shape[0]
+    status = -1
+    while status < 0:
+        if t >= t_stop:
+            status = MAX_CYCLES
+            break
+        if t >= g[G_NEXT_SAMPLE]:
+            if g[G_TS_N] >= gl.ts.shape[0]:
+                status = TS_FULL
+                break
+            _sample(gl)
+        if mem_next_event(ms) <= t:
+            mem_tick(ms, t)
+            nd = done_buf.shape[0]
+            while nd == done_buf.shape[0]:
+                nd = mem_pop_done(ms, t, done_buf)
+                for x in range(nd):
+                    _complete_memory(done_buf[x], t, wp, sc, pr.p)
+        next_start = kernel_start_events(t, kn, gl)
+        for k in range(nk):
+            if kk[k, K_ACTIVE] and kk[k, K_MORE] and kk[k, K_QTAIL] - kk[k, K_QHEAD] < kk[k, K_LOW]:
+                g[G_EVENT_KERNEL] = k
+                status = NEED_REFILL
+        if status >= 0:
+            break
+        if g[G_PLACE_PENDING]:
+            if place_ctas(t, bl, wp, sc, ct, sms, kn, gl, pr.p) == 0:
+                g[G_PLACE_PENDING] = 0
+        for q in range(nsched):
+            if sc.s[q, S_WAKE] <= t:
+                scan_scheduler(q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms)
+        # the next cycle at which anything can change
+        tn = next_start
+        for q in range(nsched):
+            if sc.s[q, S_WAKE] < tn:
+                tn = sc.s[q, S_WAKE]
+        me = mem_next_event(ms)
+        if me < tn:
+            tn = me
+        if g[G_PLACE_PENDING] and t + 1 < tn:
+            tn = t + 1
+        finished = -1
+        running = 0
+        for k in range(nk):
+            if kk[k, K_ACTIVE]:
+                if (kk[k, K_STARTED] and kk[k, K_MORE] == 0 and kk[k, K_QTAIL] == kk[k, K_QHEAD]
+                        and kk[k, K_RESIDENT] == 0):
+                    if finished < 0:
+                        finished = k
+                else:
+                    running += 1
+        if finished >= 0:
+            kk[finished, K_ACTIVE] = 0
+            kk[finished, K_DONE_CYCLE] = t
+            g[G_EVENT_KERNEL] = finished
+            status = KERNEL_DONE
+            if tn >= INF or running == 0:
+                tn = t + 1
+        elif tn >= INF:
+            status = DEADLOCK if running > 0 else DONE_ALL
+            break
+        if tn > g[G_NEXT_SAMPLE]:
+            tn = max(g[G_NEXT_SAMPLE], t + 1)
+        if tn > t_stop:
+            tn = max(t_stop, t + 1)
+        g[G_WARP_CYCLES] += g[G_ACTIVE_WARPS] * (tn - t)
+        g[G_SM_CYCLES] += g[G_ACTIVE_SMS] * (tn - t)
+        t = tn
+    g[G_CYCLE] = t
+    return status
+
+
+@jit
+def flush_stall_accounting(t, sc, gl):
+    """Attribute every scheduler's slept cycles up to (excluding) t to its last outcome."""
+    s = sc.s
+    for q in range(s.shape[0]):
+        if s[q, S_LAST_T] < t - 1:
+            gl.stalls[s[q, S_LAST_REASON]] += t - 1 - s[q, S_LAST_T]
+            s[q, S_LAST_T] = t - 1

@@ -1,0 +1,351 @@
+"""The simulation driver: feeds kernels and CTAs to the compiled core and collects results.
+
+Kernel ordering follows Accel-Sim: by default kernels (and the memcpys between them) run strictly
+one after another in command order, whatever their stream. With `sm.concurrent_kernels = true`,
+up to `sm.max_concurrent_kernels` kernels from different streams run together; a kernel waits for
+the previous kernel of its own stream, and a memcpy waits until the GPU is idle.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from warpsim.errors import InputError, WarpsimError
+from warpsim.ir.kinds import N_UNITS, Unit
+from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource, Memcpy
+from warpsim.timing import core
+from warpsim.timing.arena import ArenaManager
+from warpsim.timing.memory import begin_kernel as mem_begin_kernel
+from warpsim.timing.memory import build_memory, collect_stats, memcpy_h2d, memory_model_name
+from warpsim.timing.occupancy import Occupancy, occupancy
+from warpsim.timing.state import (
+    G_CYCLE,
+    G_EVENT_KERNEL,
+    G_PLACE_PENDING,
+    G_SM_CYCLES,
+    G_TINST,
+    G_TS_N,
+    G_WARP_CYCLES,
+    G_WINST,
+    INF,
+    K_ACTIVE,
+    K_CTAS_DONE,
+    K_DONE_CYCLE,
+    K_LOW,
+    K_MORE,
+    K_QHEAD,
+    K_QTAIL,
+    K_REGS,
+    K_SEQ,
+    K_SMEM,
+    K_START,
+    K_THREADS,
+    K_TINST,
+    K_WARPS,
+    K_WINST,
+    N_PCOLS,
+    PENDING_PER_WARP,
+    POLICIES,
+    STALL_NAMES,
+    Params,
+    new_blocks,
+    new_ctas,
+    new_globals,
+    new_kernels,
+    new_schedulers,
+    new_sms,
+    new_warps,
+)
+
+MAX_KERNEL_SLOTS = 32
+QUEUED_INSTRUCTION_BUDGET = 4_000_000   # bound on instructions loaded ahead of placement
+ProgressFn = Callable[[dict], None]
+
+
+@dataclass
+class KernelRun:
+    """A kernel in flight, and what was measured when it was launched (for per-kernel deltas)."""
+
+    info: KernelInfo
+    slot: int
+    occ: Occupancy
+    ctas: Iterator[CtaTrace]
+    launch_cycle: int
+    start_cycle: int
+    loaded: int = 0
+    snapshot: dict = field(default_factory=dict)
+
+
+@dataclass
+class KernelResult:
+    info: KernelInfo
+    occ: Occupancy
+    launch_cycle: int
+    end_cycle: int
+    ctas: int
+    warp_instructions: int
+    thread_instructions: int
+    stalls: dict[str, int]
+    occupancy_achieved: float
+    memory: dict
+    truncated: bool = False
+
+    @property
+    def cycles(self) -> int:
+        return self.end_cycle - self.launch_cycle
+
+
+@dataclass
+class SimOutput:
+    kernels: list[KernelResult]
+    total_cycles: int
+    warp_instructions: int
+    thread_instructions: int
+    stalls: dict[str, int]
+    timeseries: np.ndarray          # rows: cycle, warp insts, thread insts, active warps, finished CTAs
+    wall_seconds: float
+    memory_model: str
+    truncated: bool
+    memcpy_bytes: int
+
+
+def _unit_tables(gpu) -> tuple[np.ndarray, np.ndarray]:
+    per_sm = np.asarray(gpu.unit_counts(), dtype=np.int64)
+    k = gpu.sm.sub_cores
+    per_core = np.where(per_sm > 0, np.maximum(per_sm // k, 1), 0)
+    remap = np.arange(N_UNITS, dtype=np.int64)
+    remap[per_core == 0] = int(Unit.INT)
+    if per_core[Unit.INT] == 0:
+        raise InputError("the GPU description has no INT units", key="units.int")
+    return per_core, remap
+
+
+class Simulator:
+    """Holds the whole timing-model state for one run over a command stream."""
+
+    def __init__(self, gpu, *, ts_interval: int = 500, memory_model: str | None = None) -> None:
+        self.gpu = gpu
+        sm = gpu.sm
+        self.n_sms = sm.count
+        self.serial = not sm.concurrent_kernels
+        self.kslots = 1 if self.serial else max(1, min(sm.max_concurrent_kernels, MAX_KERNEL_SLOTS))
+        per_core, remap = _unit_tables(gpu)
+        lat = np.asarray(gpu.latency_table(), dtype=np.int64)
+        if sm.scheduler not in POLICIES:
+            raise InputError(f"unknown scheduler {sm.scheduler!r} (one of {', '.join(POLICIES)})",
+                             key="sm.scheduler")
+        p = np.zeros(N_PCOLS, np.int64)
+        p[:] = (sm.count, sm.max_warps, sm.max_ctas, sm.sub_cores, POLICIES[sm.scheduler],
+                sm.two_level_active_warps, sm.max_threads, sm.registers, sm.shared_memory)
+        self.pr = Params(p=p, lat=lat, units=np.stack([per_core, remap]).astype(np.int64))
+        n_warps = sm.count * sm.max_warps
+        n_ctas = sm.count * sm.max_ctas
+        self.queue_cap = 2 * n_ctas
+        self.regs = 256
+        self.wp = new_warps(n_warps, self.regs)
+        self.sc = new_schedulers(sm.count, sm.sub_cores, sm.max_warps, int(max(per_core.max(), 1)))
+        self.ct = new_ctas(n_ctas)
+        self.sm = new_sms(sm.count)
+        self.kn = new_kernels(self.kslots, self.queue_cap)
+        self.g0 = new_globals(ts_interval, self.kslots)
+        self.arena = ArenaManager(new_blocks(n_ctas + self.kslots * self.queue_cap))
+        self.ms = build_memory(gpu, n_warps * PENDING_PER_WARP, memory_model)
+        self.done_buf = np.zeros(1024, dtype=np.int64)
+        self.running: dict[int, KernelRun] = {}
+        self.results: list[KernelResult] = []
+        self.seq = 0
+        self.memcpy_bytes = 0
+
+    # ---- kernels -------------------------------------------------------------------------
+    def _snapshot(self) -> dict:
+        g = self.g0.g
+        core.flush_stall_accounting(g[G_CYCLE], self.sc, self.g0)
+        return {"stalls": self.g0.stalls.copy(), "warp_cycles": int(g[G_WARP_CYCLES]),
+                "sm_cycles": int(g[G_SM_CYCLES]), "memory": collect_stats(self.ms)}
+
+    def launch(self, src: KernelSource, t: int) -> int:
+        info = src.info
+        where = f"kernel {info.kernel_id} ({info.name})"
+        occ = occupancy(self.gpu.sm, info.threads_per_cta, info.nregs, info.shmem_bytes, where=where)
+        if info.warps_per_cta > 32:
+            raise InputError(f"{where}: {info.warps_per_cta} warps per CTA; at most 32 supported")
+        kk = self.kn.k
+        slot = next(k for k in range(self.kslots) if not kk[k, K_ACTIVE] and k not in self.running)
+        res = occ.resources
+        kk[slot, :] = 0
+        kk[slot, [K_THREADS, K_WARPS, K_REGS, K_SMEM]] = (res.threads, res.warps, res.registers, res.shared)
+        kk[slot, K_DONE_CYCLE] = -1
+        kk[slot, K_SEQ] = self.seq
+        self.seq += 1
+        kk[slot, K_START] = t + self.gpu.sm.kernel_launch_latency
+        kk[slot, K_MORE] = 1
+        wave = occ.ctas_per_sm * self.n_sms
+        kk[slot, K_LOW] = max(1, min(wave, self.queue_cap // 2))
+        if info.num_ir_regs > self.regs:
+            self._grow_registers(info.num_ir_regs)
+        shmem_per_sm = res.shared * occ.ctas_per_sm
+        mem_begin_kernel(self.ms, self.gpu, info, shmem_per_sm)
+        run = KernelRun(info=info, slot=slot, occ=occ, ctas=iter(src.iter_ctas()), launch_cycle=t,
+                        start_cycle=int(kk[slot, K_START]))
+        run.snapshot = self._snapshot()
+        self.running[slot] = run
+        self.refill(slot)
+        kk[slot, K_ACTIVE] = 1
+        return slot
+
+    def refill(self, slot: int) -> None:
+        run = self.running[slot]
+        kk = self.kn.k
+        queued = int(kk[slot, K_QTAIL] - kk[slot, K_QHEAD])
+        target = min(self.queue_cap, 2 * max(int(kk[slot, K_LOW]), 1))
+        batch: list[CtaTrace] = []
+        budget = 0
+        while queued + len(batch) < target and budget < QUEUED_INSTRUCTION_BUDGET:
+            cta = next(run.ctas, None)
+            if cta is None:
+                kk[slot, K_MORE] = 0
+                break
+            if len(cta.warps) != run.info.warps_per_cta:
+                raise InputError(f"kernel {run.info.kernel_id} ({run.info.name}): CTA {cta.cta} has "
+                                 f"{len(cta.warps)} warps, the block shape needs {run.info.warps_per_cta}")
+            batch.append(cta)
+            budget += cta.warp_instructions
+        if budget >= QUEUED_INSTRUCTION_BUDGET:
+            kk[slot, K_LOW] = max(1, (queued + len(batch)) // 2)
+        if not batch:
+            return
+        free = self.arena.free_block_ids()
+        ids = free[:len(batch)]
+        if ids.size < len(batch):
+            raise WarpsimError("internal: out of CTA block entries")
+        self.arena.load(batch, slot, ids, self.wp, self.ct)
+        if self.arena.max_reg >= self.regs:
+            self._grow_registers(self.arena.max_reg + 1)
+        cap = self.queue_cap
+        for b in ids:
+            self.kn.queue[slot, kk[slot, K_QTAIL] % cap] = b
+            kk[slot, K_QTAIL] += 1
+        run.loaded += len(batch)
+        self.g0.g[G_PLACE_PENDING] = 1
+
+    def _grow_registers(self, n: int) -> None:
+        n = max(n, self.regs)
+        wp = self.wp
+        reg = np.zeros((wp.reg.shape[0], n), np.int64)
+        reg[:, :self.regs] = wp.reg
+        self.wp = wp._replace(reg=reg)
+        self.regs = n
+
+    def retire(self, slot: int, truncated: bool = False) -> None:
+        run = self.running.pop(slot)
+        kk = self.kn.k
+        end = int(kk[slot, K_DONE_CYCLE]) if not truncated else int(self.g0.g[G_CYCLE])
+        after = self._snapshot()
+        before = run.snapshot
+        stalls = after["stalls"] - before["stalls"]
+        sm_cycles = after["sm_cycles"] - before["sm_cycles"]
+        warp_cycles = after["warp_cycles"] - before["warp_cycles"]
+        achieved = warp_cycles / (sm_cycles * self.gpu.sm.max_warps) if sm_cycles else 0.0
+        self.results.append(KernelResult(
+            info=run.info, occ=run.occ, launch_cycle=run.launch_cycle, end_cycle=end,
+            ctas=int(kk[slot, K_CTAS_DONE]) if not truncated else run.loaded,
+            warp_instructions=int(kk[slot, K_WINST]), thread_instructions=int(kk[slot, K_TINST]),
+            stalls={n: int(v) for n, v in zip(STALL_NAMES, stalls, strict=True)},
+            occupancy_achieved=float(achieved),
+            memory=_diff_stats(before["memory"], after["memory"]), truncated=truncated))
+        if truncated:
+            kk[slot, K_ACTIVE] = 0
+
+    # ---- the loop ------------------------------------------------------------------------
+    def _args(self):
+        return (self.arena.ar, self.arena.bl, self.wp, self.sc, self.ct, self.sm, self.kn, self.g0,
+                self.pr, self.ms, self.done_buf)
+
+    def run(self, commands: Iterable[Memcpy | KernelSource], *, max_cycles: int | None = None,
+            progress: ProgressFn | None = None) -> SimOutput:
+        wall0 = time.perf_counter()
+        pending = iter(commands)
+        nxt: list = [next(pending, None)]
+        t_stop = int(max_cycles) if max_cycles else int(INF)
+        stream_busy: dict[int, int] = {}
+        truncated = False
+
+        def launch_more(t: int) -> None:
+            while nxt[0] is not None:
+                cmd = nxt[0]
+                if isinstance(cmd, Memcpy):
+                    if self.running:
+                        return
+                    memcpy_h2d(self.ms, cmd.dst_addr, cmd.nbytes)
+                    self.memcpy_bytes += cmd.nbytes
+                else:
+                    if self.running and (self.serial or len(self.running) >= self.kslots
+                                         or cmd.info.stream in stream_busy):
+                        return
+                    stream_busy[cmd.info.stream] = self.launch(cmd, t)
+                nxt[0] = next(pending, None)
+
+        launch_more(0)
+        while self.running:
+            status = core.run(t_stop, *self._args())
+            t = int(self.g0.g[G_CYCLE])
+            if status == core.NEED_REFILL:
+                self.refill(int(self.g0.g[G_EVENT_KERNEL]))
+            elif status == core.KERNEL_DONE:
+                slot = int(self.g0.g[G_EVENT_KERNEL])
+                info = self.running[slot].info
+                self.retire(slot)
+                stream_busy.pop(info.stream, None)
+                launch_more(int(self.kn.k[slot, K_DONE_CYCLE]))
+            elif status == core.TS_FULL:
+                g0 = self.g0
+                self.g0 = g0._replace(ts=np.concatenate([g0.ts, np.zeros_like(g0.ts)]))
+            elif status == core.MAX_CYCLES:
+                for slot in list(self.running):
+                    self.retire(slot, truncated=True)
+                truncated = True
+            elif status == core.DEADLOCK:
+                names = ", ".join(f"{r.info.kernel_id} ({r.info.name})" for r in self.running.values())
+                raise WarpsimError(f"simulation deadlocked at cycle {t} in kernel(s) {names}: warps wait "
+                                   "for a barrier or memory that never completes (inconsistent trace?)")
+            elif status == core.DONE_ALL:
+                launch_more(t)
+            if progress is not None:
+                progress({"kernels_done": len(self.results), "cycle": t,
+                          "running": [(r.info, int(self.kn.k[r.slot, K_CTAS_DONE]))
+                                      for r in self.running.values()]})
+        g = self.g0.g
+        total = int(g[G_CYCLE]) if not self.results else max(r.end_cycle for r in self.results)
+        core.flush_stall_accounting(total, self.sc, self.g0)
+        return SimOutput(
+            kernels=self.results, total_cycles=total, warp_instructions=int(g[G_WINST]),
+            thread_instructions=int(g[G_TINST]),
+            stalls={n: int(v) for n, v in zip(STALL_NAMES, self.g0.stalls, strict=True)},
+            timeseries=self.g0.ts[:int(g[G_TS_N])].copy(),
+            wall_seconds=time.perf_counter() - wall0, memory_model=memory_model_name(self.ms),
+            truncated=truncated, memcpy_bytes=self.memcpy_bytes)
+
+
+def _diff_stats(before: dict, after: dict) -> dict:
+    out: dict = {}
+    for key, val in after.items():
+        prev = before.get(key)
+        if isinstance(val, dict):
+            out[key] = _diff_stats(prev if isinstance(prev, dict) else {}, val)
+        elif isinstance(val, int | float) and not isinstance(val, bool) and isinstance(prev, int | float):
+            out[key] = val - prev
+        else:
+            out[key] = val
+    return out
+
+
+def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int | None = None,
+             ts_interval: int = 500, memory_model: str | None = None,
+             progress: ProgressFn | None = None) -> SimOutput:
+    """Simulate a command stream (memcpys and kernel launches) on a GPU description."""
+    sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model)
+    return sim.run(commands, max_cycles=max_cycles, progress=progress)

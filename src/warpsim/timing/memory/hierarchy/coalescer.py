@@ -1,0 +1,142 @@
+"""Memory coalescer (Volta+): per sub-warp of 8 lanes, the 32 B sectors an access touches.
+
+Each active lane's bytes [addr, addr + width) are cut at sector boundaries; within a sub-warp the
+sectors are merged (byte masks OR-ed) and ordered by line then sector, so one warp-level access
+becomes a list of (sector address, byte mask) requests, each one L1 access in Accel-Sim's
+counting. Different sub-warps touching the same sector give separate requests (the later ones
+merge in the L1 MSHR), which is what distinguishes sub-warp from full-warp coalescing.
+
+Shared memory has its own bank-conflict rule (`shared_conflict_ways`), and local memory is
+interleaved per thread before coalescing (`interleave_local`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+SUBWARP = 8
+SECTOR = 32
+LINE = 128
+MAX_REQ = 128          # 32 lanes x up to 16 B each can touch at most 2 sectors per lane -> 64; margin
+
+
+@njit(cache=True)
+def coalesce(mask, addrs, width, out_addr, out_bmask, out_sub):
+    """Fill out_* (int64 [MAX_REQ]) with sector requests; return how many.
+
+    mask: uint32 active lanes; addrs: uint64[32]; width: bytes per lane (1..16; 0 is taken as 1).
+    """
+    w = max(int(width), 1)
+    n = 0
+    for sub in range(32 // SUBWARP):
+        start = n
+        for lane in range(sub * SUBWARP, (sub + 1) * SUBWARP):
+            if not (mask >> lane) & 1:
+                continue
+            a = np.int64(addrs[lane])
+            end = a + w
+            while a < end:
+                sec = a & ~np.int64(SECTOR - 1)
+                stop = min(end, sec + SECTOR)
+                lo = a - sec
+                nbytes = stop - a
+                bm = ((np.int64(1) << nbytes) - 1) << lo
+                found = -1
+                for j in range(start, n):
+                    if out_addr[j] == sec:
+                        found = j
+                        break
+                if found >= 0:
+                    out_bmask[found] |= bm
+                elif n < out_addr.shape[0]:
+                    # keep the sub-warp's list sorted by address (line, then sector)
+                    k = n
+                    while k > start and out_addr[k - 1] > sec:
+                        out_addr[k] = out_addr[k - 1]
+                        out_bmask[k] = out_bmask[k - 1]
+                        k -= 1
+                    out_addr[k] = sec
+                    out_bmask[k] = bm
+                    n += 1
+                a = stop
+        for j in range(start, n):
+            out_sub[j] = sub
+    return n
+
+
+@njit(cache=True)
+def bank_cycles(out_addr, n, banks):
+    """LDST cycles for n sector requests: one per request per L1 bank (32 B interleaved banks)."""
+    if n == 0:
+        return 1
+    counts = np.zeros(64, dtype=np.int64)
+    worst = 1
+    for j in range(n):
+        b = (out_addr[j] >> 5) % banks
+        counts[b] += 1
+        if counts[b] > worst:
+            worst = counts[b]
+    return worst
+
+
+@njit(cache=True)
+def shared_conflict_ways(mask, addrs, width, banks, bank_width):
+    """Bank-conflict degree: the most distinct words any one bank must serve (a broadcast is free)."""
+    words = np.empty(128, dtype=np.int64)
+    nw = 0
+    wpl = max(1, (max(int(width), 1) + bank_width - 1) // bank_width)
+    for lane in range(32):
+        if (mask >> lane) & 1:
+            base = np.int64(addrs[lane]) // bank_width
+            for k in range(wpl):
+                wd = base + k
+                seen = False
+                for j in range(nw):
+                    if words[j] == wd:
+                        seen = True
+                        break
+                if not seen:
+                    words[nw] = wd
+                    nw += 1
+    ways = 1
+    counts = np.zeros(banks, dtype=np.int64)
+    for j in range(nw):
+        b = words[j] % banks
+        counts[b] += 1
+        if counts[b] > ways:
+            ways = counts[b]
+    return ways
+
+
+def interleave_local(addrs: np.ndarray, mask: int, local_base: int, first_thread: int,
+                     total_threads: int) -> np.ndarray:
+    """Per-thread local addresses → the interleaved physical layout (word i of thread t at
+    base + (i * total_threads + t) * 4), so a warp's same-offset accesses coalesce into lines.
+
+    `first_thread` is the global index of lane 0's thread; call this when a CTA's warps are built.
+    """
+    a = np.asarray(addrs, dtype=np.uint64)
+    lanes = np.arange(32, dtype=np.uint64)
+    off = a - np.uint64(local_base)
+    tid = np.uint64(first_thread) + lanes
+    phys = np.uint64(local_base) + ((off >> np.uint64(2)) * np.uint64(total_threads) + tid) * np.uint64(4) \
+        + (off & np.uint64(3))
+    active = ((np.uint64(mask) >> lanes) & np.uint64(1)).astype(bool)
+    return np.where(active, phys, np.uint64(0))
+
+
+def sector_counts(mask: np.ndarray, addr: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """Pre-coalescing of many rows at once (numpy): sector requests per warp access.
+
+    mask uint32 [n], addr uint64 [n, 32], width [n]. Used when a CTA's warps are built and by
+    analytical models; equals the `coalesce` count row by row.
+    """
+    n = addr.shape[0]
+    out = np.zeros(n, dtype=np.int64)
+    buf_a = np.zeros(MAX_REQ, dtype=np.int64)
+    buf_b = np.zeros(MAX_REQ, dtype=np.int64)
+    buf_s = np.zeros(MAX_REQ, dtype=np.int64)
+    for i in range(n):
+        out[i] = coalesce(np.uint32(mask[i]), addr[i], int(width[i]), buf_a, buf_b, buf_s)
+    return out

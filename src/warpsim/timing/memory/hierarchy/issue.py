@@ -1,0 +1,227 @@
+"""hier_issue: a warp's memory instruction enters the LDST unit of its SM.
+
+Shared and constant accesses complete after a fixed latency (shared: plus bank-conflict
+serialisation; constant cache perfect, as in Accel-Sim's configs). Global, local and texture
+accesses are coalesced into 32 B sector requests and looked up in the L1 at issue; hits return
+after the L1 latency, misses allocate (or merge into) an L1 MSHR and enter the miss queue after
+the L1 latency, stores write through. Atomics and L1-bypassing loads go straight to the L2.
+
+Admission is all-or-nothing: if the pool, the MSHRs or the miss queue cannot take the whole
+instruction it is refused (-1) with a reservation failure counted, and the core retries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from warpsim.ir.kinds import FLAG_BYPASS_L1, InstKind, MemSpace
+from warpsim.timing.memory.hierarchy import state as S
+from warpsim.timing.memory.hierarchy.coalescer import MAX_REQ, bank_cycles, coalesce, shared_conflict_ways
+from warpsim.timing.memory.hierarchy.l1d import l1_sector_valid, l1_touch
+from warpsim.timing.memory.hierarchy.route import route_slice
+from warpsim.timing.memory.hierarchy.slots import slot_alloc, slot_free_count
+from warpsim.timing.memory.hierarchy.state import (
+    EV_MQ_PUSH,
+    EV_SLOT_DEC,
+    F_MISS_QUEUE_FULL,
+    F_MSHR_ENTRY,
+    F_MSHR_MERGE,
+    NIL,
+    P_L1_BANKS,
+    P_L1_LAT,
+    P_L1_MERGE,
+    P_L1_MQ,
+    P_L1_SETS,
+    P_PC,
+    P_SMEM_BANKS,
+    P_SMEM_LAT,
+    P_SMEM_WIDTH,
+    RK_ATOMIC,
+    RK_READ,
+    RK_READ_BYPASS,
+    RK_WRITE,
+    S_HIT,
+    S_HIT_RESERVED,
+    S_MISS,
+    S_MSHR_HIT,
+    S_RESERVATION_FAIL,
+    S_SECTOR_MISS,
+    SC_CONST_ACC,
+    SC_ISSUE_FAIL,
+    SC_L1_TAG_LOOKUPS,
+    SC_SMEM_ACC,
+    SC_SMEM_CONFLICT,
+    T_ATOMIC,
+    T_GLOBAL_R,
+    T_GLOBAL_W,
+    T_LOCAL_R,
+    T_LOCAL_W,
+)
+from warpsim.timing.memory.hierarchy.structs import (
+    heap_push,
+    mshr_alloc,
+    mshr_lookup,
+    mshr_merge,
+    pool_alloc,
+    pool_free_count,
+)
+
+_SHARED = int(MemSpace.SHARED)
+_CONST = int(MemSpace.CONST)
+_LOCAL = int(MemSpace.LOCAL)
+_STORE = int(InstKind.STORE)
+_ATOMIC = int(InstKind.ATOMIC)
+
+
+@njit(cache=True)
+def _fixed(hs, cycle, token, delay):
+    s = slot_alloc(hs, token)
+    hs.SL[S.SLF_PENDING, s] = 1
+    heap_push(hs, (cycle + delay) * hs.p[P_PC], EV_SLOT_DEC, s)
+
+
+@njit(cache=True)
+def _refuse(hs, rtype, fail, count):
+    hs.ST[0, rtype, S_RESERVATION_FAIL] += count
+    hs.FL[0, rtype, fail] += count
+    hs.sc[SC_ISSUE_FAIL] += 1
+    return -1
+
+
+@njit(cache=True)
+def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
+    """Accept a warp memory instruction: LDST busy cycles (>= 1), or -1 to retry later."""
+    if slot_free_count(hs) == 0:
+        hs.sc[SC_ISSUE_FAIL] += 1
+        return -1
+    p = hs.p
+    if mask == 0:
+        _fixed(hs, cycle, token, 1)
+        return 1
+    if space == _SHARED:
+        ways = shared_conflict_ways(mask, addrs, width, p[P_SMEM_BANKS], p[P_SMEM_WIDTH])
+        hs.sc[SC_SMEM_ACC] += 1
+        hs.sc[SC_SMEM_CONFLICT] += ways - 1
+        _fixed(hs, cycle, token, p[P_SMEM_LAT] + ways - 1)
+        return ways
+    if space == _CONST:
+        hs.sc[SC_CONST_ACC] += 1
+        _fixed(hs, cycle, token, p[P_L1_LAT])
+        return 1
+    sec = np.empty(MAX_REQ, dtype=np.int64)
+    bm = np.empty(MAX_REQ, dtype=np.int64)
+    sub = np.empty(MAX_REQ, dtype=np.int64)
+    n = coalesce(mask, addrs, width, sec, bm, sub)
+    local = space == _LOCAL
+    is_store = kind == _STORE
+    is_atomic = kind == _ATOMIC
+    bypass = is_atomic or (flags & FLAG_BYPASS_L1) != 0
+    if is_store:
+        rtype = T_LOCAL_W if local else T_GLOBAL_W
+    elif is_atomic:
+        rtype = T_ATOMIC
+    else:
+        rtype = T_LOCAL_R if local else T_GLOBAL_R
+    # ---- admission (dry run) ----------------------------------------------------------------
+    if pool_free_count(hs) < 2 * n:
+        hs.sc[SC_ISSUE_FAIL] += 1
+        return -1
+    if hs.SMV[S.SM_MQ_RES, sm] >= p[P_L1_MQ]:
+        return _refuse(hs, rtype, F_MISS_QUEUE_FULL, n)
+    if not is_store and not bypass:
+        new_entries = 0
+        for j in range(n):
+            w, ok = l1_sector_valid(hs, sm, sec[j])
+            if ok:
+                continue
+            e = mshr_lookup(hs.L1H, sm, sec[j])
+            if e >= 0:
+                extra = 0
+                for k in range(j):
+                    if sec[k] == sec[j]:
+                        extra += 1
+                if hs.L1M[S.MF_CNT, sm, e] + extra >= p[P_L1_MERGE]:
+                    return _refuse(hs, rtype, F_MSHR_MERGE, n)
+                continue
+            first = True
+            for k in range(j):
+                if sec[k] == sec[j]:
+                    first = False
+                    break
+            if first:
+                new_entries += 1
+        if new_entries > hs.SMV[S.SM_MTOP, sm]:
+            return _refuse(hs, rtype, F_MSHR_ENTRY, n)
+    # ---- commit -----------------------------------------------------------------------------
+    occ = bank_cycles(sec, n, p[P_L1_BANKS])
+    slot = slot_alloc(hs, token)
+    pc = p[P_PC]
+    t_l1 = (cycle + p[P_L1_LAT]) * pc
+    t_hit = (cycle + p[P_L1_LAT] + occ - 1) * pc
+    lines_seen = 0
+    for j in range(n):
+        a = sec[j]
+        if j == 0 or (sec[j] >> 7) != (sec[j - 1] >> 7) or sub[j] != sub[j - 1]:
+            lines_seen += 1
+        if bypass:
+            r = _new_request(hs, sm, slot, a, bm[j], rtype, RK_ATOMIC if is_atomic else RK_READ_BYPASS)
+            hs.SL[S.SLF_PENDING, slot] += 1
+            hs.SMV[S.SM_MQ_RES, sm] += 1
+            heap_push(hs, t_l1, EV_MQ_PUSH, r)
+            continue
+        hs.SMV[S.SM_ACC, sm] += 1
+        w, ok = l1_sector_valid(hs, sm, a)
+        if is_store:
+            if w >= 0:
+                hs.ST[0, rtype, S_HIT] += 1
+                l1_touch(hs, sm, a >> 7, w)
+                if not ok and bm[j] == 0xFFFFFFFF:
+                    hs.L1L[S.LF_VALID, sm, (a >> 7) % p[P_L1_SETS], w] |= 1 << ((a >> 5) & 3)
+            else:
+                hs.ST[0, rtype, S_MISS] += 1
+                hs.SMV[S.SM_MISS, sm] += 1
+            r = _new_request(hs, sm, slot, a, bm[j], rtype, RK_WRITE)
+            hs.SL[S.SLF_PENDING, slot] += 1
+            hs.SMV[S.SM_MQ_RES, sm] += 1
+            heap_push(hs, t_l1, EV_MQ_PUSH, r)
+            continue
+        if ok:
+            hs.ST[0, rtype, S_HIT] += 1
+            l1_touch(hs, sm, a >> 7, w)
+            hs.SL[S.SLF_PENDING, slot] += 1
+            heap_push(hs, t_hit, EV_SLOT_DEC, slot)
+            continue
+        r = _new_request(hs, sm, slot, a, bm[j], rtype, RK_READ)
+        hs.SL[S.SLF_PENDING, slot] += 1
+        e = mshr_lookup(hs.L1H, sm, a)
+        if e >= 0:
+            hs.ST[0, rtype, S_HIT_RESERVED] += 1
+            hs.ST[0, rtype, S_MSHR_HIT] += 1
+            mshr_merge(hs.L1M, hs.R[S.RF_NEXT], sm, e, r)
+            continue
+        hs.ST[0, rtype, S_SECTOR_MISS if w >= 0 else S_MISS] += 1
+        hs.SMV[S.SM_MISS, sm] += 1
+        mshr_alloc(hs.L1H, hs.L1M, hs.SMV[S.SM_MTOP], hs.R[S.RF_NEXT], sm, a, r)
+        # the MSHR keeps the chain; the crossbar carries a separate copy of the primary request
+        q = _new_request(hs, sm, NIL, a, bm[j], rtype, RK_READ)
+        hs.SMV[S.SM_MQ_RES, sm] += 1
+        heap_push(hs, t_l1, EV_MQ_PUSH, q)
+    hs.sc[SC_L1_TAG_LOOKUPS] += lines_seen
+    if hs.SL[S.SLF_PENDING, slot] == 0:       # cannot happen with n > 0; keep the token contract anyway
+        hs.SL[S.SLF_PENDING, slot] = 1
+        heap_push(hs, t_hit, EV_SLOT_DEC, slot)
+    return occ
+
+
+@njit(cache=True)
+def _new_request(hs, sm, slot, addr, bmask, rtype, rkind):
+    r = pool_alloc(hs)
+    hs.R[S.RF_SM, r] = sm
+    hs.R[S.RF_SLOT, r] = slot
+    hs.R[S.RF_ADDR, r] = addr
+    hs.R[S.RF_BMASK, r] = bmask
+    hs.R[S.RF_TYPE, r] = rtype
+    hs.R[S.RF_KIND, r] = rkind
+    hs.R[S.RF_SLICE, r] = route_slice(hs, addr)
+    return r

@@ -1,0 +1,265 @@
+"""L2 slice (one per memory sub-partition): sectored, LRU, write-back, write-validate.
+
+Sector state: `valid` = fully readable, `dirty` = modified, `pend` = DRAM fetch outstanding,
+`wmask` = bytes written while the sector was not valid. A write never fetches: it ORs its bytes
+into the write mask and the sector becomes valid once all 32 bytes are written. A read of a
+sector that is only partly written misses, fetches, and the fill merges (keeping it dirty).
+Lines are allocated on miss (reads and writes); a line with a fetch in flight is never a victim.
+Dirty sectors of a victim are written back to DRAM (one 32 B write each, byte-masked).
+Atomics are performed here: a read-modify-write that leaves the sector dirty.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from warpsim.timing.memory.hierarchy import state as S
+from warpsim.timing.memory.hierarchy.route import address_parts, l2_set_of
+from warpsim.timing.memory.hierarchy.state import (
+    F_LINE_ALLOC,
+    F_MISS_QUEUE_FULL,
+    F_MSHR_ENTRY,
+    F_MSHR_MERGE,
+    NIL,
+    P_L2_MERGE,
+    P_L2_MQ,
+    P_L2_WAYS,
+    RF_REPLY,
+    RK_ATOMIC,
+    RK_DRAM_READ,
+    RK_DRAM_WRITE,
+    RK_WRITE,
+    S_HIT,
+    S_HIT_RESERVED,
+    S_MISS,
+    S_MSHR_HIT,
+    S_RESERVATION_FAIL,
+    S_SECTOR_MISS,
+    SC_DQ_TOTAL,
+    SC_L2OUT_TOTAL,
+    SC_LRU_CLOCK,
+    T_L2_WRBK,
+)
+from warpsim.timing.memory.hierarchy.structs import (
+    fifo_push,
+    mshr_alloc,
+    mshr_lookup,
+    mshr_merge,
+    mshr_release,
+    pool_alloc,
+    pool_free_count,
+)
+
+FULL = 0xFFFFFFFF
+
+
+@njit(cache=True)
+def l2_find(hs, sl, st, line):
+    for w in range(hs.p[P_L2_WAYS]):
+        if hs.L2L[S.LF_TAG, sl, st, w] == line:
+            return w
+    return NIL
+
+
+@njit(cache=True)
+def _victim(hs, sl, st):
+    """Invalid way, else the least recently used way without a fetch in flight; -1 if none."""
+    best = NIL
+    oldest = 0
+    for w in range(hs.p[P_L2_WAYS]):
+        if hs.L2L[S.LF_TAG, sl, st, w] == NIL:
+            return w
+        if hs.L2L[S.LF_PEND, sl, st, w] != 0:
+            continue
+        if best == NIL or hs.L2L[S.LF_LRU, sl, st, w] < oldest:
+            best = w
+            oldest = hs.L2L[S.LF_LRU, sl, st, w]
+    return best
+
+
+@njit(cache=True)
+def _touch(hs, sl, st, w):
+    hs.sc[SC_LRU_CLOCK] += 1
+    hs.L2L[S.LF_LRU, sl, st, w] = hs.sc[SC_LRU_CLOCK]
+
+
+@njit(cache=True)
+def _to_dram(hs, sl, r):
+    fifo_push(hs.R[S.RF_NEXT], hs.SLV[S.SV_DQ_HEAD], hs.SLV[S.SV_DQ_TAIL], hs.SLV[S.SV_DQ_LEN], sl, r)
+    hs.sc[SC_DQ_TOTAL] += 1
+
+
+@njit(cache=True)
+def _evict(hs, sl, st, w, writeback):
+    """Drop the line in way w; its dirty sectors become DRAM writes when `writeback`."""
+    line = hs.L2L[S.LF_TAG, sl, st, w]
+    if line != NIL and writeback:
+        d = hs.L2L[S.LF_DIRTY, sl, st, w]
+        for b in range(4):
+            if (d >> b) & 1:
+                r = pool_alloc(hs)
+                hs.R[S.RF_KIND, r] = RK_DRAM_WRITE
+                hs.R[S.RF_TYPE, r] = T_L2_WRBK
+                hs.R[S.RF_ADDR, r] = (line << 7) | (b << 5)
+                hs.R[S.RF_SLICE, r] = sl
+                hs.R[S.RF_SM, r] = NIL
+                full = (hs.L2L[S.LF_VALID, sl, st, w] >> b) & 1
+                hs.R[S.RF_BMASK, r] = FULL if full else hs.L2W[sl, st, w, b]
+                _to_dram(hs, sl, r)
+    hs.L2L[S.LF_TAG, sl, st, w] = NIL
+    hs.L2L[S.LF_VALID, sl, st, w] = 0
+    hs.L2L[S.LF_DIRTY, sl, st, w] = 0
+    hs.L2L[S.LF_PEND, sl, st, w] = 0
+    for b in range(4):
+        hs.L2W[sl, st, w, b] = 0
+
+
+@njit(cache=True)
+def _allocate(hs, sl, st, line):
+    w = _victim(hs, sl, st)
+    if w < 0:
+        return NIL
+    _evict(hs, sl, st, w, True)
+    hs.L2L[S.LF_TAG, sl, st, w] = line
+    return w
+
+
+@njit(cache=True)
+def _reply(hs, sl, r):
+    hs.R[S.RF_FLAGS, r] |= RF_REPLY
+    fifo_push(hs.R[S.RF_NEXT], hs.SLV[S.SV_OUT_HEAD], hs.SLV[S.SV_OUT_TAIL], hs.SLV[S.SV_OUT_LEN], sl, r)
+    hs.sc[SC_L2OUT_TOTAL] += 1
+
+
+@njit(cache=True)
+def _fail(hs, rtype, code):
+    hs.ST[1, rtype, S_RESERVATION_FAIL] += 1
+    hs.FL[1, rtype, code] += 1
+    return False
+
+
+@njit(cache=True)
+def l2_access(hs, sl, r):
+    """Tag stage for request r at slice sl; False (nothing changed) when it must retry."""
+    a = hs.R[S.RF_ADDR, r]
+    line = a >> 7
+    b = (a >> 5) & 3
+    st = l2_set_of(hs, a)
+    rtype = hs.R[S.RF_TYPE, r]
+    w = l2_find(hs, sl, st, line)
+    if hs.R[S.RF_KIND, r] == RK_WRITE:
+        status = S_HIT
+        if w < 0:
+            if pool_free_count(hs) < 8 or hs.SLV[S.SV_DQ_LEN, sl] + 4 > hs.p[P_L2_MQ] + 4:
+                return _fail(hs, rtype, F_MISS_QUEUE_FULL)
+            w = _allocate(hs, sl, st, line)
+            if w < 0:
+                return _fail(hs, rtype, F_LINE_ALLOC)
+            status = S_MISS
+        elif not ((hs.L2L[S.LF_VALID, sl, st, w] | hs.L2L[S.LF_DIRTY, sl, st, w]) >> b) & 1:
+            status = S_SECTOR_MISS
+        hs.ST[1, rtype, status] += 1
+        hs.SLV[S.SV_ACC, sl] += 1
+        if status != S_HIT:
+            hs.SLV[S.SV_MISS, sl] += 1
+        if (hs.L2L[S.LF_VALID, sl, st, w] >> b) & 1:
+            pass                                    # bytes land in a readable sector
+        else:
+            m = hs.L2W[sl, st, w, b] | hs.R[S.RF_BMASK, r]
+            hs.L2W[sl, st, w, b] = m
+            if m == FULL:
+                hs.L2L[S.LF_VALID, sl, st, w] |= 1 << b    # write-validate: fully written = readable
+        hs.L2L[S.LF_DIRTY, sl, st, w] |= 1 << b
+        _touch(hs, sl, st, w)
+        _reply(hs, sl, r)                           # write acknowledgement
+        return True
+    # reads and atomics
+    if w >= 0 and (hs.L2L[S.LF_VALID, sl, st, w] >> b) & 1:
+        hs.ST[1, rtype, S_HIT] += 1
+        hs.SLV[S.SV_ACC, sl] += 1
+        if hs.R[S.RF_KIND, r] == RK_ATOMIC:
+            hs.L2L[S.LF_DIRTY, sl, st, w] |= 1 << b
+        _touch(hs, sl, st, w)
+        _reply(hs, sl, r)
+        return True
+    e = mshr_lookup(hs.L2H, sl, a)
+    if e >= 0:
+        if hs.L2M[S.MF_CNT, sl, e] >= hs.p[P_L2_MERGE]:
+            return _fail(hs, rtype, F_MSHR_MERGE)
+        hs.ST[1, rtype, S_HIT_RESERVED] += 1
+        hs.ST[1, rtype, S_MSHR_HIT] += 1
+        hs.SLV[S.SV_ACC, sl] += 1
+        mshr_merge(hs.L2M, hs.R[S.RF_NEXT], sl, e, r)
+        return True
+    if hs.SLV[S.SV_MTOP, sl] == 0:
+        return _fail(hs, rtype, F_MSHR_ENTRY)
+    if hs.SLV[S.SV_DQ_LEN, sl] >= hs.p[P_L2_MQ] or pool_free_count(hs) < 8:
+        return _fail(hs, rtype, F_MISS_QUEUE_FULL)
+    status = S_SECTOR_MISS
+    if w < 0:
+        w = _allocate(hs, sl, st, line)
+        if w < 0:
+            return _fail(hs, rtype, F_LINE_ALLOC)
+        status = S_MISS
+    hs.ST[1, rtype, status] += 1
+    hs.SLV[S.SV_ACC, sl] += 1
+    hs.SLV[S.SV_MISS, sl] += 1
+    _touch(hs, sl, st, w)
+    hs.L2L[S.LF_PEND, sl, st, w] |= 1 << b
+    mshr_alloc(hs.L2H, hs.L2M, hs.SLV[S.SV_MTOP],
+               hs.R[S.RF_NEXT], sl, a, r)
+    d = pool_alloc(hs)
+    hs.R[S.RF_KIND, d] = RK_DRAM_READ
+    hs.R[S.RF_TYPE, d] = rtype
+    hs.R[S.RF_ADDR, d] = a
+    hs.R[S.RF_SLICE, d] = sl
+    hs.R[S.RF_SM, d] = NIL
+    hs.R[S.RF_BMASK, d] = FULL
+    _to_dram(hs, sl, d)
+    return True
+
+
+@njit(cache=True)
+def l2_fill(hs, d):
+    """DRAM data for fetch record d is back: validate (merging written bytes), wake the MSHR."""
+    sl = hs.R[S.RF_SLICE, d]
+    a = hs.R[S.RF_ADDR, d]
+    line = a >> 7
+    b = (a >> 5) & 3
+    st = l2_set_of(hs, a)
+    w = l2_find(hs, sl, st, line)
+    if w >= 0:
+        hs.L2L[S.LF_PEND, sl, st, w] &= ~(1 << b)
+        hs.L2L[S.LF_VALID, sl, st, w] |= 1 << b
+        hs.L2W[sl, st, w, b] = 0
+    e = mshr_lookup(hs.L2H, sl, a)
+    if e >= 0:
+        r = hs.L2M[S.MF_HEAD, sl, e]
+        mshr_release(hs.L2H, hs.L2M, hs.SLV[S.SV_MTOP], sl, a, e)
+        while r != NIL:
+            nxt = hs.R[S.RF_NEXT, r]
+            if hs.R[S.RF_KIND, r] == RK_ATOMIC and w >= 0:
+                hs.L2L[S.LF_DIRTY, sl, st, w] |= 1 << b
+            _reply(hs, sl, r)
+            r = nxt
+
+
+@njit(cache=True)
+def l2_install_range(hs, first_sector, n_sectors):
+    """MemcpyHtoD warm-up: every 32 B sector is made valid (clean) in the slice that owns it."""
+    for i in range(n_sectors):
+        a = (first_sector + i) << 5
+        sl = address_parts(hs, a)[1]
+        st = l2_set_of(hs, a)
+        line = a >> 7
+        b = (a >> 5) & 3
+        w = l2_find(hs, sl, st, line)
+        if w < 0:
+            w = _victim(hs, sl, st)
+            if w < 0:
+                continue
+            _evict(hs, sl, st, w, False)
+            hs.L2L[S.LF_TAG, sl, st, w] = line
+        hs.L2L[S.LF_VALID, sl, st, w] |= 1 << b
+        hs.L2W[sl, st, w, b] = 0
+        _touch(hs, sl, st, w)

@@ -1,0 +1,116 @@
+"""HierState: the whole memory hierarchy as a NamedTuple of numpy arrays (numba-friendly).
+
+Scalars live in two int64 arrays: `p` (parameters, fixed after build) and `sc` (mutable:
+clocks, counters, round-robin pointers). Their indices are the P_* and SC_* constants below.
+Every queue is a singly linked list threaded through the request pool (`r_next`); a request
+sits in at most one queue at a time. Times are femtoseconds (int64) so the four clock domains
+(core, interconnect, L2, DRAM) share one exact time axis.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+INF = np.int64(1) << np.int64(62)
+NIL = -1
+
+# ---- parameters p[] -------------------------------------------------------------------------
+(P_NSM, P_NSLICE, P_NCH, P_SUBS, P_PC, P_PIC, P_PL2, P_PDR,
+ P_L1_SETS, P_L1_MAXWAYS, P_L1_MSHR, P_L1_MERGE, P_L1_MQ, P_L1_BANKS, P_L1_LAT,
+ P_SMEM_BANKS, P_SMEM_WIDTH, P_SMEM_LAT,
+ P_L2_SETS, P_L2_WAYS, P_L2_MSHR, P_L2_MERGE, P_L2_MQ, P_L2_ROP, P_L2_SETHASH,
+ P_IC_FLIT, P_IC_INBUF, P_IC_LAT,
+ P_D_HASH, P_D_CHSHIFT, P_D_CHBITS, P_D_NBK, P_D_NBKGRP, P_D_CCD, P_D_RRD, P_D_RCD, P_D_RAS,
+ P_D_RP, P_D_RC, P_D_CL, P_D_WL, P_D_CDLR, P_D_WR, P_D_CCDL, P_D_RTPL, P_D_BURST, P_D_DUAL,
+ P_D_FRFCFS, P_D_QSIZE, P_D_LAT, P_D_ATOM, P_D_SUBBIT, P_WB_HI, P_WB_LO,
+ N_P) = range(55)
+
+# ---- mutable scalars sc[] -------------------------------------------------------------------
+(SC_LAST_CYCLE, SC_TNOW, SC_K_IC, SC_K_L2, SC_K_DR,
+ SC_POOL_TOP, SC_SLOT_TOP, SC_HEAP_N, SC_DONE_HEAD, SC_DONE_TAIL,
+ SC_MQ_TOTAL, SC_L2IN_TOTAL, SC_L2OUT_TOTAL, SC_DQ_TOTAL, SC_DRQ_TOTAL,
+ SC_RR_REQ, SC_RR_REP, SC_LRU_CLOCK, SC_L1_WAYS,
+ SC_IC_REQ_PKTS, SC_IC_REQ_FLITS, SC_IC_REP_PKTS, SC_IC_REP_FLITS,
+ SC_SMEM_ACC, SC_SMEM_CONFLICT, SC_CONST_ACC, SC_ISSUE_FAIL, SC_DR_CYCLES, SC_L2_CYCLES,
+ SC_IC_CYCLES, SC_POOL_HWM, SC_L1_TAG_LOOKUPS, SC_ICNT_STALL,
+ N_SC) = range(34)
+
+# ---- request types (stats rows) -------------------------------------------------------------
+T_GLOBAL_R, T_LOCAL_R, T_GLOBAL_W, T_LOCAL_W, T_ATOMIC, T_L2_WRBK, N_TYPES = range(7)
+TYPE_NAMES = ("GLOBAL_ACC_R", "LOCAL_ACC_R", "GLOBAL_ACC_W", "LOCAL_ACC_W", "ATOMIC", "L2_WRBK_ACC")
+# ---- access outcome (stats columns), Accel-Sim names ----------------------------------------
+S_HIT, S_HIT_RESERVED, S_MISS, S_RESERVATION_FAIL, S_SECTOR_MISS, S_MSHR_HIT, N_STATUS = range(7)
+STATUS_NAMES = ("HIT", "HIT_RESERVED", "MISS", "RESERVATION_FAIL", "SECTOR_MISS", "MSHR_HIT")
+F_LINE_ALLOC, F_MISS_QUEUE_FULL, F_MSHR_ENTRY, F_MSHR_MERGE, N_FAIL = range(5)
+FAIL_NAMES = ("LINE_ALLOC_FAIL", "MISS_QUEUE_FULL", "MSHR_ENRTY_FAIL", "MSHR_MERGE_ENRTY_FAIL")
+
+# ---- request kinds (what a pool record currently is) ----------------------------------------
+RK_READ, RK_WRITE, RK_ATOMIC, RK_READ_BYPASS, RK_DRAM_READ, RK_DRAM_WRITE = range(6)
+# request flags
+RF_REPLY = 1          # travelling back to the SM (data or write ack)
+
+# ---- heap event kinds -----------------------------------------------------------------------
+EV_SLOT_DEC, EV_MQ_PUSH, EV_L2_ARRIVE, EV_SM_ARRIVE, EV_DRAM_RET = range(5)
+EV_BITS = 3
+
+# ---- DRAM per-channel counters d_st[ch, :] --------------------------------------------------
+D_RD, D_WR, D_ACT, D_PRE, D_BUSY, D_ROWHIT, D_RDLAT_SUM, N_DST = range(8)
+
+# ---- hashing modes --------------------------------------------------------------------------
+H_LINEAR, H_XOR, H_IPOLY = 0, 1, 2
+HASH_CODES = {"linear": H_LINEAR, "xor": H_XOR, "ipoly": H_IPOLY}
+
+
+# ---- rows of the grouped arrays ------------------------------------------------------------
+# R [N_RF, n_req]: the request pool
+(RF_NEXT, RF_KIND, RF_TYPE, RF_FLAGS, RF_SLOT, RF_SM, RF_ADDR, RF_BMASK, RF_SLICE, RF_BANK, RF_ROW,
+ RF_TIME, RF_FREE, N_RF) = range(14)
+# SL [N_SLF, n_slot]: instruction slots and the done ring
+SLF_TOKEN, SLF_PENDING, SLF_FREE, SLF_DTOKEN, SLF_DCYCLE, N_SLF = range(6)
+EVF_TIME, EVF_CODE = 0, 1
+# L1L / L2L [rows, unit, sets, ways]: line state
+LF_TAG, LF_VALID, LF_LRU, LF_DIRTY, LF_PEND = range(5)
+HF_KEY, HF_VAL = 0, 1                                  # L1H / L2H [2, unit, table]: MSHR hash
+MF_HEAD, MF_TAIL, MF_CNT, MF_FREE = range(4)           # L1M / L2M [4, unit, entries]: MSHR entries
+# SMV [N_SMV, n_sm]
+(SM_MTOP, SM_MQ_HEAD, SM_MQ_TAIL, SM_MQ_LEN, SM_MQ_RES, SM_SRC_BUSY, SM_RDST_BUSY, SM_ACC, SM_MISS,
+ N_SMV) = range(10)
+# SLV [N_SLV, n_slice]
+(SV_MTOP, SV_DST_BUSY, SV_BUF, SV_RSRC_BUSY, SV_ACC, SV_MISS, SV_IN_HEAD, SV_IN_TAIL, SV_IN_LEN,
+ SV_OUT_HEAD, SV_OUT_TAIL, SV_OUT_LEN, SV_DQ_HEAD, SV_DQ_TAIL, SV_DQ_LEN, N_SLV) = range(16)
+# CHV [N_CHV, n_ch]: DRAM read / write queues
+CV_RQ_HEAD, CV_RQ_TAIL, CV_RQ_LEN, CV_WQ_HEAD, CV_WQ_TAIL, CV_WQ_LEN, N_CHV = range(7)
+BF_ROW, BF_ACT, BF_COL, BF_PRE, N_BF = range(5)        # BK [N_BF, n_ch, nbk]: bank state
+
+
+class HierState(NamedTuple):
+    """Grouped arrays (few fields keep numba compile times short); rows are the constants above."""
+
+    p: np.ndarray      # int64 [N_P] parameters
+    sc: np.ndarray     # int64 [N_SC] mutable scalars
+    amap: np.ndarray   # int64 [3, 64] DRAM address-map bit positions: bank, row, col (-1 ends)
+    R: np.ndarray      # int64 [N_RF, n_req] request pool (RF_FREE row: free-list stack)
+    SL: np.ndarray     # int64 [N_SLF, n_slot] instruction slots, done ring
+    EV: np.ndarray     # int64 [2, n_ev] event heap: time (fs), code = kind | arg << EV_BITS
+    L1L: np.ndarray    # int64 [3, n_sm, sets, max_ways] tag (line address or -1), valid sectors, LRU
+    L1H: np.ndarray    # int64 [2, n_sm, H1] L1 MSHR hash: sector address -> entry
+    L1M: np.ndarray    # int64 [4, n_sm, E1] L1 MSHR entries: merge chain head/tail/count, free ids
+    SMV: np.ndarray    # int64 [N_SMV, n_sm] per-SM queues, ports, counters
+    L2L: np.ndarray    # int64 [5, n_slice, sets, ways] tag, valid, LRU, dirty, fetch pending
+    L2W: np.ndarray    # int64 [n_slice, sets, ways, 4] written bytes of not-yet-valid sectors
+    L2H: np.ndarray
+    L2M: np.ndarray
+    SLV: np.ndarray    # int64 [N_SLV, n_slice] per-slice queues, ports, counters
+    CHV: np.ndarray    # int64 [N_CHV, n_ch] DRAM queues
+    BK: np.ndarray     # int64 [N_BF, n_ch, nbk] open row and earliest ACT / column / PRE cycles
+    BG: np.ndarray     # int64 [n_ch, nbkgrp] last column command per bank group
+    d_ch: np.ndarray   # int64 [n_ch, 6] DC_* channel timing state
+    d_st: np.ndarray   # int64 [n_ch, N_DST] DRAM counters
+    ST: np.ndarray     # int64 [2 (L1, L2), N_TYPES, N_STATUS] access outcomes
+    FL: np.ndarray     # int64 [2, N_TYPES, N_FAIL] reservation-failure reasons
+
+
+# d_ch columns
+DC_LAST_COL, DC_LAST_ACT, DC_LAST_RD, DC_LAST_WR_END, DC_WMODE, DC_BUS_FREE = range(6)

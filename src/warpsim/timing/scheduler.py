@@ -1,0 +1,302 @@
+"""Warp schedulers of the sub-cores: pick a ready warp, check its scoreboard and unit, issue.
+
+One instruction per scheduler per cycle. Policies: GTO (greedy on the last issued warp, then
+oldest first), LRR (round robin after the last issued) and two-level (round robin inside an
+active set; a warp that waits on memory drops to the back of the queue, letting a pending warp in).
+A register whose pending write comes from memory holds INF until the memory system answers.
+"""
+
+from __future__ import annotations
+
+from warpsim.ir.kinds import FLAG_HALF_II, InstKind
+from warpsim.ir.records import MAX_DST, MAX_SRC
+from warpsim.timing.cta_scheduler import finish_warp, release_barrier
+from warpsim.timing.memory import mem_issue
+from warpsim.timing.state import (
+    BARRIER,
+    C_BAR_COUNT,
+    C_KERNEL,
+    C_WARPS_LEFT,
+    G_TINST,
+    G_WINST,
+    I_DST,
+    I_FLAGS,
+    I_KIND,
+    I_LAT,
+    I_MASK,
+    I_MROW,
+    I_SPACE,
+    I_SRC,
+    I_UNIT,
+    I_WIDTH,
+    INF,
+    ISSUED,
+    K_TINST,
+    K_WINST,
+    MEMORY,
+    NO_INSTRUCTION,
+    P_ACTIVE_SET,
+    P_POLICY,
+    P_WARPS_PER_SM,
+    PENDING_PER_WARP,
+    S_GREEDY,
+    S_LAST_REASON,
+    S_LAST_T,
+    S_N,
+    S_RR,
+    S_WAKE,
+    SCOREBOARD,
+    UNIT_BUSY,
+    W_AT_BAR,
+    W_BLOCKED,
+    W_CTA,
+    W_DONE,
+    W_END,
+    W_LAST_COMPLETE,
+    W_NEXT,
+    W_OUTSTANDING,
+    W_READY,
+    jit,
+)
+
+K_LOAD = int(InstKind.LOAD)
+K_STORE = int(InstKind.STORE)
+K_ATOMIC = int(InstKind.ATOMIC)
+K_BARRIER = int(InstKind.BARRIER)
+K_MEMBAR = int(InstKind.MEMBAR)
+GTO, LRR, TWO_LEVEL = 0, 1, 2
+SKIP = -1
+FINISHED = -2
+
+
+@jit
+def popcount32(x):
+    x = x & 0xFFFFFFFF
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+@jit
+def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
+    """Try to issue warp g's next instruction at cycle t. Returns (outcome, earliest retry cycle)."""
+    w = wp.w
+    inst = ar.inst
+    p = pr.p
+    outcome = ISSUED
+    when = t + 1
+    for _once in range(1):
+        if w[g, W_DONE]:
+            outcome, when = SKIP, INF
+            break
+        if w[g, W_AT_BAR]:
+            outcome, when = BARRIER, INF
+            break
+        i = w[g, W_NEXT]
+        if i >= w[g, W_END]:
+            if w[g, W_OUTSTANDING] > 0:
+                outcome, when = MEMORY, INF
+            elif t < w[g, W_LAST_COMPLETE]:
+                outcome, when = NO_INSTRUCTION, w[g, W_LAST_COMPLETE]
+            else:
+                finish_warp(g, q, t, bl, wp, sc, ct, sms, kn, gl, p)
+                outcome, when = FINISHED, INF
+            break
+        kind = inst[i, I_KIND]
+        if kind == K_MEMBAR and w[g, W_OUTSTANDING] > 0:
+            outcome, when = MEMORY, INF
+            break
+        ready = 0
+        for j in range(I_DST, I_SRC + MAX_SRC):
+            r = inst[i, j]
+            if r >= 0:
+                rt = wp.reg[g, r]
+                if rt > ready:
+                    ready = rt
+        if ready > t:
+            outcome = MEMORY if ready >= INF else SCOREBOARD
+            when = ready
+            break
+        u = pr.units[1, inst[i, I_UNIT]]
+        best = INF
+        ui = 0
+        for x in range(pr.units[0, u]):
+            f = sc.unit_free[q, u, x]
+            if f < best:
+                best = f
+                ui = x
+        if best > t:
+            outcome, when = UNIT_BUSY, best
+            break
+        lc = inst[i, I_LAT]
+        latency = pr.lat[lc, 0]
+        interval = pr.lat[lc, 1]
+        if inst[i, I_FLAGS] & FLAG_HALF_II:
+            interval = interval // 2
+        if interval < 1:
+            interval = 1
+        if kind == K_LOAD or kind == K_STORE or kind == K_ATOMIC:
+            slot = -1
+            for x in range(PENDING_PER_WARP):
+                if wp.pend[g, x, 0] == 0:
+                    slot = x
+                    break
+            if slot < 0:
+                outcome, when = MEMORY, INF
+                break
+            token = g * PENDING_PER_WARP + slot
+            occ = mem_issue(ms, t, g // p[P_WARPS_PER_SM], token, inst[i, I_SPACE], kind, inst[i, I_FLAGS],
+                            inst[i, I_WIDTH], inst[i, I_MASK] & 0xFFFFFFFF, ar.addr[inst[i, I_MROW]])
+            if occ < 0:
+                outcome, when = MEMORY, t + 1
+                break
+            wp.pend[g, slot, 0] = 1
+            w[g, W_OUTSTANDING] += 1
+            for j in range(MAX_DST):
+                r = inst[i, I_DST + j]
+                wp.pend[g, slot, 1 + j] = r
+                if r >= 0:
+                    wp.reg[g, r] = INF
+            sc.unit_free[q, u, ui] = t + max(interval, occ)
+        else:
+            sc.unit_free[q, u, ui] = t + interval
+            done = t + latency
+            for j in range(MAX_DST):
+                r = inst[i, I_DST + j]
+                if r >= 0:
+                    wp.reg[g, r] = done
+            if done > w[g, W_LAST_COMPLETE]:
+                w[g, W_LAST_COMPLETE] = done
+        w[g, W_NEXT] = i + 1
+        lanes = popcount32(inst[i, I_MASK])
+        gl.g[G_WINST] += 1
+        gl.g[G_TINST] += lanes
+        c = w[g, W_CTA]
+        k = ct.c[c, C_KERNEL]
+        kn.k[k, K_WINST] += 1
+        kn.k[k, K_TINST] += lanes
+        if kind == K_BARRIER:
+            w[g, W_AT_BAR] = 1
+            ct.c[c, C_BAR_COUNT] += 1
+            if ct.c[c, C_BAR_COUNT] >= ct.c[c, C_WARPS_LEFT]:
+                release_barrier(c, t, wp, sc, ct, p)
+    if outcome != FINISHED and outcome != SKIP:
+        w[g, W_READY] = when
+        w[g, W_BLOCKED] = outcome
+    return outcome, when
+
+
+@jit
+def _try_cached(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
+    """try_issue, unless the warp's cached earliest-ready cycle says it cannot issue yet."""
+    if wp.w[g, W_READY] > t:
+        return wp.w[g, W_BLOCKED], wp.w[g, W_READY]
+    return try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms)
+
+
+@jit
+def _outcome_bit(outcome):
+    if outcome == UNIT_BUSY:
+        return 1
+    if outcome == SCOREBOARD:
+        return 2
+    if outcome == MEMORY:
+        return 4
+    if outcome == BARRIER:
+        return 8
+    return 0
+
+
+@jit
+def _reason(bits):
+    """The scheduler's stall reason when no warp issued: the one closest to issuing wins."""
+    if bits & 1:
+        return UNIT_BUSY
+    if bits & 2:
+        return SCOREBOARD
+    if bits & 4:
+        return MEMORY
+    if bits & 8:
+        return BARRIER
+    return NO_INSTRUCTION
+
+
+@jit
+def _demote(q, g, sc):
+    """Two-level scheduling: move a warp waiting on memory behind the pending warps."""
+    n = sc.s[q, S_N]
+    pos = 0
+    while pos < n and sc.order[q, pos] != g:
+        pos += 1
+    if pos < n:
+        for x in range(pos, n - 1):
+            sc.order[q, x] = sc.order[q, x + 1]
+        sc.order[q, n - 1] = g
+
+
+@jit
+def scan_scheduler(q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
+    """One scheduler cycle: account the cycles it slept, then issue at most one instruction."""
+    s = sc.s
+    if s[q, S_LAST_T] < t:
+        gap = t - s[q, S_LAST_T] - 1
+        if gap > 0:
+            gl.stalls[s[q, S_LAST_REASON]] += gap
+        s[q, S_LAST_T] = t
+        n = s[q, S_N]
+        for x in range(n):
+            sc.scratch[q, x] = sc.order[q, x]
+        bits = 0
+        earliest = INF
+        issued = False
+        policy = pr.p[P_POLICY]
+        if n > 0 and policy == GTO:
+            gr = s[q, S_GREEDY]
+            if gr >= 0:
+                out, when = _try_cached(gr, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms)
+                if out == ISSUED:
+                    issued = True
+                else:
+                    bits |= _outcome_bit(out)
+                    earliest = min(earliest, when)
+            if not issued:
+                for x in range(n):
+                    g = sc.scratch[q, x]
+                    if g == gr:
+                        continue
+                    out, when = _try_cached(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms)
+                    if out == ISSUED:
+                        s[q, S_GREEDY] = g
+                        issued = True
+                        break
+                    bits |= _outcome_bit(out)
+                    earliest = min(earliest, when)
+        elif n > 0:
+            limit = n
+            if policy == TWO_LEVEL and pr.p[P_ACTIVE_SET] < n:
+                limit = pr.p[P_ACTIVE_SET]
+            start = s[q, S_RR] + 1
+            for step in range(limit):
+                g = sc.scratch[q, (start + step) % limit]
+                out, when = _try_cached(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms)
+                if out == ISSUED:
+                    live = 0        # position in the live list (a warp may have retired meanwhile)
+                    while live < s[q, S_N] and sc.order[q, live] != g:
+                        live += 1
+                    s[q, S_RR] = live
+                    issued = True
+                    break
+                bits |= _outcome_bit(out)
+                earliest = min(earliest, when)
+                if policy == TWO_LEVEL and out == MEMORY and n > limit:
+                    _demote(q, g, sc)
+        if issued:
+            s[q, S_LAST_REASON] = ISSUED
+            gl.stalls[ISSUED] += 1
+            s[q, S_WAKE] = t + 1
+        else:
+            reason = _reason(bits)
+            s[q, S_LAST_REASON] = reason
+            gl.stalls[reason] += 1
+            s[q, S_WAKE] = max(earliest, t + 1)

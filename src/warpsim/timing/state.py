@@ -1,0 +1,196 @@
+"""Structure-of-arrays state of the SM side of the timing model.
+
+Grouped by the hardware block that owns it (DESIGN §3: a module owns its state). Each group is a
+small NamedTuple of a few 2-D arrays whose columns are the named fields below: compiled code is
+fast only when it is handed few arrays (every array passed costs a copy, and reference counting
+is switched off in the core, see `jit`). Python code builds these (here) and reads them back
+for statistics (gpu.py).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from warpsim.ir.kinds import N_UNITS
+from warpsim.ir.records import MAX_DST, MAX_SRC
+
+INF = np.int64(1) << np.int64(62)
+PENDING_PER_WARP = 32      # outstanding memory instructions a warp may have in flight
+
+
+def jit(fn):
+    """Compile a core function: cached on disk, no reference counting (the core never allocates)."""
+    return njit(cache=True, _nrt=False)(fn)
+
+
+# issue-slot outcomes per scheduler cycle (index into Globals.stalls)
+ISSUED, NO_INSTRUCTION, SCOREBOARD, UNIT_BUSY, MEMORY, BARRIER = range(6)
+STALL_NAMES = ("issued", "no_instruction", "scoreboard", "unit_busy", "memory", "barrier")
+POLICIES = {"gto": 0, "lrr": 1, "two_level": 2}
+
+# Arena.inst columns (int32)
+I_KIND, I_UNIT, I_LAT, I_FLAGS, I_SPACE, I_WIDTH, I_MASK, I_MROW = range(8)
+I_DST = 8                      # MAX_DST columns
+I_SRC = I_DST + MAX_DST        # MAX_SRC columns
+N_ICOLS = I_SRC + MAX_SRC
+
+# Blocks.info columns
+B_INST_START, B_INST_LEN, B_ADDR_START, B_ADDR_LEN, B_NWARPS, B_LIVE, B_KERNEL = range(7)
+N_BCOLS = 7
+
+# Warps.w columns. W_READY/W_BLOCKED cache why a warp could not issue and the earliest cycle it
+# might: a lower bound, reset by whatever can make it ready sooner (memory reply, barrier release).
+(W_USED, W_DONE, W_NEXT, W_END, W_CTA, W_AGE, W_AT_BAR, W_OUTSTANDING, W_LAST_COMPLETE, W_READY,
+ W_BLOCKED) = range(11)
+N_WCOLS = 11
+
+# Schedulers.s columns
+S_N, S_GREEDY, S_RR, S_WAKE, S_LAST_T, S_LAST_REASON = range(6)
+N_SCOLS = 6
+
+# Ctas.c columns
+C_KERNEL, C_BLOCK, C_NWARPS, C_WARPS_LEFT, C_BAR_COUNT = range(5)
+N_CCOLS = 5
+
+# Sms columns
+M_THREADS, M_WARPS, M_REGS, M_SMEM, M_CTAS, M_ACTIVE_WARPS = range(6)
+N_MCOLS = 6
+
+# Kernels.k columns
+(K_ACTIVE, K_STARTED, K_SEQ, K_START, K_THREADS, K_WARPS, K_REGS, K_SMEM, K_QHEAD, K_QTAIL, K_LOW,
+ K_MORE, K_RESIDENT, K_CTAS_DONE, K_WINST, K_TINST, K_DONE_CYCLE) = range(17)
+N_KCOLS = 17
+
+# Globals.g entries
+(G_CYCLE, G_AGE, G_PLACE_PENDING, G_RR_SM, G_EVENT_KERNEL, G_FINISHED_CTAS, G_ACTIVE_WARPS,
+ G_ACTIVE_SMS, G_WINST, G_TINST, G_WARP_CYCLES, G_SM_CYCLES, G_TS_N, G_NEXT_SAMPLE,
+ G_TS_INTERVAL) = range(15)
+N_GCOLS = 15
+
+# Params.p entries
+(P_NSMS, P_WARPS_PER_SM, P_CTAS_PER_SM, P_SUB_CORES, P_POLICY, P_ACTIVE_SET, P_MAX_THREADS,
+ P_MAX_REGS, P_MAX_SMEM) = range(9)
+N_PCOLS = 9
+
+# time-series columns
+TS_CYCLE, TS_WINST, TS_TINST, TS_ACTIVE_WARPS, TS_FINISHED_CTAS = range(5)
+TS_COLUMNS = 5
+
+
+class Arena(NamedTuple):
+    """Instructions of all loaded CTAs (resident and queued), concatenated."""
+
+    inst: np.ndarray     # int32 [N, N_ICOLS]
+    addr: np.ndarray     # uint64 [rows, 32] lane addresses of memory instructions
+
+
+class Blocks(NamedTuple):
+    """One entry per loaded CTA: where its instructions are in the arena."""
+
+    info: np.ndarray     # int64 [B, N_BCOLS]
+    warp_off: np.ndarray  # int64 [B, 33] warp j = [warp_off[j], warp_off[j+1]) from inst start
+
+
+class Warps(NamedTuple):
+    w: np.ndarray        # int64 [G, N_WCOLS]
+    reg: np.ndarray      # int64 [G, R] cycle a register's pending write lands (INF: memory)
+    pend: np.ndarray     # int32 [G, P, 1 + MAX_DST] in-flight memory ops: used flag, dst regs
+
+
+class Schedulers(NamedTuple):
+    s: np.ndarray        # int64 [SK, N_SCOLS]
+    order: np.ndarray    # int32 [SK, W/K] warp slots in age order
+    scratch: np.ndarray  # int32 [SK, W/K]
+    unit_free: np.ndarray  # int64 [SK, N_UNITS, UMAX]
+
+
+class Ctas(NamedTuple):
+    c: np.ndarray        # int64 [SC, N_CCOLS]
+    warps: np.ndarray    # int32 [SC, 32] global warp slots
+
+
+class Kernels(NamedTuple):
+    k: np.ndarray        # int64 [KM, N_KCOLS]
+    queue: np.ndarray    # int32 [KM, Q] ring of loaded block ids
+
+
+class Globals(NamedTuple):
+    g: np.ndarray        # int64 [N_GCOLS]
+    stalls: np.ndarray   # int64 [6] scheduler-cycles by outcome
+    ts: np.ndarray       # int64 [cap, TS_COLUMNS]
+    scratch: np.ndarray  # int64 [64 + kernel slots]
+
+
+class Params(NamedTuple):
+    p: np.ndarray        # int64 [N_PCOLS]
+    lat: np.ndarray      # int64 [N_LAT, 2] latency, initiation interval
+    units: np.ndarray    # int64 [2, N_UNITS] units per sub-core; where a class without units issues
+
+
+def new_arena(n_inst: int, n_addr: int) -> Arena:
+    inst = np.zeros((n_inst, N_ICOLS), np.int32)
+    inst[:, I_DST:] = -1
+    return Arena(inst=inst, addr=np.zeros((n_addr, 32), np.uint64))
+
+
+def new_blocks(n: int) -> Blocks:
+    info = np.zeros((n, N_BCOLS), np.int64)
+    info[:, B_KERNEL] = -1
+    return Blocks(info=info, warp_off=np.zeros((n, 33), np.int64))
+
+
+def new_warps(n_slots: int, n_regs: int) -> Warps:
+    w = np.zeros((n_slots, N_WCOLS), np.int64)
+    w[:, W_CTA] = -1
+    pend = np.full((n_slots, PENDING_PER_WARP, 1 + MAX_DST), -1, np.int32)
+    pend[:, :, 0] = 0
+    return Warps(w=w, reg=np.zeros((n_slots, n_regs), np.int64), pend=pend)
+
+
+def new_schedulers(n_sms: int, sub_cores: int, warps_per_sm: int, umax: int) -> Schedulers:
+    sk = n_sms * sub_cores
+    per = -(-warps_per_sm // sub_cores)
+    s = np.zeros((sk, N_SCOLS), np.int64)
+    s[:, S_GREEDY] = -1
+    s[:, S_RR] = -1
+    s[:, S_WAKE] = INF
+    s[:, S_LAST_T] = -1
+    s[:, S_LAST_REASON] = NO_INSTRUCTION
+    return Schedulers(s=s, order=np.full((sk, per), -1, np.int32), scratch=np.zeros((sk, per), np.int32),
+                      unit_free=np.zeros((sk, N_UNITS, umax), np.int64))
+
+
+def new_ctas(n: int) -> Ctas:
+    c = np.zeros((n, N_CCOLS), np.int64)
+    c[:, C_KERNEL] = -1
+    c[:, C_BLOCK] = -1
+    return Ctas(c=c, warps=np.full((n, 32), -1, np.int32))
+
+
+def new_sms(n: int) -> np.ndarray:
+    return np.zeros((n, N_MCOLS), np.int64)
+
+
+def new_kernels(n: int, queue: int) -> Kernels:
+    k = np.zeros((n, N_KCOLS), np.int64)
+    k[:, K_DONE_CYCLE] = -1
+    return Kernels(k=k, queue=np.full((n, queue), -1, np.int32))
+
+
+def new_globals(ts_interval: int, n_kernel_slots: int, ts_capacity: int = 4096) -> Globals:
+    g = np.zeros(N_GCOLS, np.int64)
+    g[G_EVENT_KERNEL] = -1
+    g[G_NEXT_SAMPLE] = g[G_TS_INTERVAL] = ts_interval if ts_interval > 0 else INF
+    return Globals(g=g, stalls=np.zeros(6, np.int64), ts=np.zeros((ts_capacity, TS_COLUMNS), np.int64),
+                   scratch=np.zeros(64 + n_kernel_slots, np.int64))
+
+
+@jit
+def sched_of(g, p):
+    """Scheduler (sub-core) index of global warp slot g: warp w of SM s goes to sub-core w mod K."""
+    wps = p[P_WARPS_PER_SM]
+    s = g // wps
+    return s * p[P_SUB_CORES] + (g - s * wps) % p[P_SUB_CORES]
