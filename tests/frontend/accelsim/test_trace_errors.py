@@ -178,6 +178,7 @@ def test_kernel_file_missing(tmp_path):
     ("launch kernel-1.traceg please", "unrecognised kernel-list command"),
     ("MemcpyHtoD,0xZZ,64", "bad MemcpyHtoD command"),
     ("MemcpyHtoD,0x10", "expected 3 comma-separated fields"),
+    ("kernel-1.trace.xz", "raw tracer output (.trace)"),
 ])
 def test_bad_kernelslist_line(tmp_path, line, message):
     write(tmp_path, "kernel-1.traceg", v5_header() + one_cta(GOOD_LINE))

@@ -55,6 +55,9 @@ def parse_kernelslist(path: Path) -> Iterator[Memcpy | KernelEntry]:
                     raise InputError(f"kernel trace file {line!r} not found (looked for {kpath})",
                                      path=str(path), line=lineno, text=line)
                 yield KernelEntry(kpath, path, lineno)
+            elif line.endswith((".trace", ".trace.xz")):
+                raise InputError("raw tracer output (.trace): run Accel-Sim's post-traces-processing to get "
+                                 ".traceg files and kernelslist.g", path=str(path), line=lineno, text=line)
             else:
                 raise InputError("unrecognised kernel-list command (expected MemcpyHtoD,0xADDR,BYTES "
                                  "or a .traceg / .traceg.xz file name)", path=str(path), line=lineno,

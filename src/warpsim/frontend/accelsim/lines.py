@@ -1,9 +1,10 @@
 """Instruction lines -> WarpTraces (the reader's hot loop; accelsim-notes §1.5-1.6).
 
 One pass of `str.split` and `int(x, 16)` per line collects flat Python lists for all warps of a
-CTA; the arrays are made once per CTA with numpy and each warp gets slices of them. Per-opcode facts (kind, unit, ... width) are looked up once per distinct
-opcode string and gathered by index. Lane addresses are kept in active-lane order and scattered
-into the [n_mem, 32] matrix with a boolean mask, so no per-lane Python loop runs.
+CTA; the arrays are made once per CTA with numpy and each warp gets slices of them. Per-opcode
+facts (kind, unit, ... width) are looked up once per distinct opcode string and gathered by
+index. Lane addresses are kept in active-lane order and scattered into the [n_mem, 32] matrix
+with a boolean mask, so no per-lane Python loop runs.
 
 Line layout: [tb_x tb_y tb_z warp] [line_num] PC mask ndst [Rd..] OPCODE nsrc [Rs..] width
 [mode addr-data] [immediate]. Errors name the file, the 1-based line and the offending text.
