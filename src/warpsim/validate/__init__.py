@@ -1,0 +1,1 @@
+"""Validation against hardware: microbenchmarks, correlation, tuning."""
