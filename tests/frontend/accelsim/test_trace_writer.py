@@ -92,7 +92,7 @@ def _kernel(ws, version=70, kernel_id=1):
     return ListKernel(info, [CtaTrace((1, 0, 0), list(ws))])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
 @given(ws=st.lists(warps(), min_size=1, max_size=3), version=st.sampled_from([70, 75, 86, 90]),
        mode=st.sampled_from(["auto", 0, 1, 2]), lineinfo=st.booleans())
