@@ -1,0 +1,38 @@
+"""Issue accesses by hand and run the hierarchy until it is idle."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from warpsim.ir.kinds import InstKind, MemSpace
+from warpsim.timing.memory.hierarchy import INF, hier_issue, hier_next_event, hier_pop_done, hier_tick
+
+
+def issue(hs, cycle, sm, token, addrs, *, mask=1, width=4, kind=InstKind.LOAD, space=MemSpace.GLOBAL,
+          flags=0):
+    a = np.zeros(32, dtype=np.uint64)
+    v = np.asarray(addrs, dtype=np.uint64)
+    a[: v.shape[0]] = v
+    return hier_issue(hs, cycle, sm, token, int(space), int(kind), flags, width, np.uint32(mask), a)
+
+
+def settle(hs, until=None) -> dict[int, int]:
+    """Tick event to event; returns token -> completion cycle."""
+    out = np.zeros(4096, dtype=np.int64)
+    done: dict[int, int] = {}
+    while True:
+        ne = hier_next_event(hs)
+        if ne >= INF or (until is not None and ne > until):
+            return done
+        hier_tick(hs, ne)
+        n = hier_pop_done(hs, ne, out)
+        for t in out[:n]:
+            assert int(t) not in done, "token completed twice"
+            done[int(t)] = int(ne)
+
+
+def advance(hs, cycle) -> dict[int, int]:
+    """Process everything up to `cycle` (so an issue at `cycle` sees the current state)."""
+    done = settle(hs, until=cycle)
+    hier_tick(hs, cycle)
+    return done
