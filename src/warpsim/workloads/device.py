@@ -165,3 +165,42 @@ def _plain(arg: Any) -> Any:
     if isinstance(arg, Ptr):
         return int(arg)
     return arg
+
+
+@dataclass
+class ShapeOnlyApi:
+    """Records launches without executing anything: downloads read back zeros.
+
+    Exact for workloads whose launch sequence does not depend on device results (the registry's
+    `data_dependent` flag says which do); used for launch/CTA counts at sizes too large to emulate.
+    """
+
+    launches: list[LaunchRecord] = field(default_factory=list)
+    _next: int = 0x7F00_0000_0000
+
+    def upload(self, array: np.ndarray) -> Ptr:
+        return self.alloc(np.asarray(array).nbytes)
+
+    def alloc(self, nbytes: int) -> Ptr:
+        ptr = Ptr(self._next)
+        self._next += (max(int(nbytes), 1) + 255) // 256 * 256
+        return ptr
+
+    def write(self, ptr: Ptr, array: np.ndarray) -> None:
+        return None
+
+    def download(self, ptr: Ptr, dtype: Any, shape: int | tuple[int, ...]) -> np.ndarray:
+        return np.zeros(shape, dtype=dtype)
+
+    def launch(
+        self,
+        kernel: str,
+        grid: Dim3,
+        block: Dim3,
+        args: Sequence[Any],
+        shared_bytes: int = 0,
+        stream: int = 0,
+    ) -> LaunchRecord:
+        rec = LaunchRecord(kernel, grid, block, shared_bytes, stream)
+        self.launches.append(rec)
+        return rec

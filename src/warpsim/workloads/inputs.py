@@ -28,10 +28,16 @@ class Csr:
         return out
 
 
+def _unique(a: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (np.sort + neighbour compare: much faster than np.unique here)."""
+    s = np.sort(a)
+    return s[np.concatenate([[True], s[1:] != s[:-1]])] if s.size else s
+
+
 def _from_edges(
     n_rows: int, n_cols: int, src: np.ndarray, dst: np.ndarray, vals: np.ndarray | None = None
 ) -> Csr:
-    order = np.lexsort((dst, src))
+    order = np.argsort(src.astype(np.int64) * n_cols + dst, kind="stable")
     src, dst = src[order], dst[order]
     counts = np.bincount(src, minlength=n_rows)
     row_ptr = np.zeros(n_rows + 1, dtype=np.int32)
@@ -59,8 +65,8 @@ def power_law_graph(n: int, avg_degree: float, seed: int, alpha: float = 2.1) ->
     src = np.concatenate([np.arange(n), np.repeat(np.arange(n), deg)])
     dst = np.concatenate([(np.arange(n) + 1) % n, rng.integers(0, n, size=int(deg.sum()))])
     keep = src != dst
-    pairs = np.unique(np.stack([src[keep], dst[keep]], axis=1), axis=0)
-    return _from_edges(n, n, pairs[:, 0], pairs[:, 1])
+    key = _unique(src[keep].astype(np.int64) * n + dst[keep])
+    return _from_edges(n, n, key // n, key % n)
 
 
 def transpose(g: Csr) -> Csr:
@@ -77,11 +83,9 @@ def banded_random_matrix(n: int, half_band: int, random_per_row: int, seed: int)
     rows, cols = rows[keep], cols[keep]
     rrows = np.repeat(np.arange(n), random_per_row)
     rcols = rng.integers(0, n, size=rrows.shape[0])
-    pairs = np.unique(
-        np.stack([np.concatenate([rows, rrows]), np.concatenate([cols, rcols])], axis=1), axis=0
-    )
-    vals = rng.uniform(-1.0, 1.0, size=pairs.shape[0])
-    return _from_edges(n, n, pairs[:, 0], pairs[:, 1], vals)
+    key = _unique(np.concatenate([rows, rrows]).astype(np.int64) * n + np.concatenate([cols, rcols]))
+    vals = rng.uniform(-1.0, 1.0, size=key.shape[0])
+    return _from_edges(n, n, key // n, key % n, vals)
 
 
 def bfs_levels(g: Csr, source: int = 0) -> np.ndarray:
@@ -91,13 +95,10 @@ def bfs_levels(g: Csr, source: int = 0) -> np.ndarray:
     frontier = np.array([source])
     level = 0
     while frontier.size:
-        starts, ends = g.row_ptr[frontier], g.row_ptr[frontier + 1]
-        idx = (
-            np.concatenate([np.arange(s, e) for s, e in zip(starts, ends, strict=True)])
-            if frontier.size
-            else []
-        )
-        nbrs = np.unique(g.cols[idx]) if len(idx) else np.array([], dtype=np.int64)
+        starts, counts = g.row_ptr[frontier], np.diff(g.row_ptr)[frontier]
+        first = np.repeat(np.cumsum(counts) - counts, counts)
+        idx = np.arange(int(counts.sum())) - first + np.repeat(starts, counts)
+        nbrs = _unique(g.cols[idx])
         nbrs = nbrs[cost[nbrs] < 0]
         level += 1
         cost[nbrs] = level

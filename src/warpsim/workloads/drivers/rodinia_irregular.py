@@ -213,10 +213,16 @@ def streamcluster(ctx: RunContext) -> None:
         ctx.write(dcost, cost)
         ctx.launch("sc_pgain", nblk, B1, i32(n), i32(dim), dpts, dw, dcost, i32(x), ddelta, dpart)
         delta, part = ctx.download(ddelta, n), ctx.download(dpart, nblk)
+        if part.sum(dtype=f64) > facility:
+            switch = delta < 0
+            cost_next = np.where(switch, cost + delta, cost).astype(f32)
+        else:
+            cost_next = cost
+        if not ctx.verify:
+            cost = cost_next
+            continue
         c_new = weight.astype(f64) * ((pts.astype(f64) - pts[x]) ** 2).sum(axis=1)
         ctx.check(f"delta[x={x}]", delta, c_new - cost, rtol=1e-5)
         save = np.where(c_new < cost, cost - c_new, 0.0)
         ctx.check(f"saving[x={x}]", part, np.add.reduceat(save, np.arange(0, n, B1)), rtol=1e-4)
-        if part.sum(dtype=f64) > facility:
-            switch = delta < 0
-            cost = np.where(switch, cost + delta, cost).astype(f32)
+        cost = cost_next

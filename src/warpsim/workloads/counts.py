@@ -1,0 +1,214 @@
+"""Per-preset counts of every workload (kernels, launches, CTAs, warp instructions), computed by
+running it, and the JSON cache that makes `warpsim workloads` instant.
+
+    python -m warpsim.workloads.counts                         # recompute tiny and small (emulated)
+    python -m warpsim.workloads.counts --preset standard --cap 120   # emulate standard, 120 s cap each
+
+`tiny` and `small` are emulated in full. `standard` records launch shapes from a non-executing run
+(exact unless the workload is data-dependent) and, where the emulation finished within the cap,
+the emulated counts and time; otherwise how far it got when it was stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from warpsim.workloads.device import EmulatorApi, LaunchRecord, ShapeOnlyApi
+from warpsim.workloads.registry import PACKAGE_DIR, PRESETS, Workload, all_workloads, get_workload
+from warpsim.workloads.runner import run_workload
+
+CACHE_PATH = PACKAGE_DIR / "counts.json"
+CACHE_VERSION = 1
+
+
+def _summary(launches: list[LaunchRecord]) -> dict[str, Any]:
+    warp = [r.warp_instructions for r in launches]
+    thread = [r.thread_instructions for r in launches]
+    return {
+        "kernels": list(dict.fromkeys(r.kernel for r in launches)),
+        "launches": len(launches),
+        "ctas": sum(r.ctas for r in launches),
+        "warp_instructions": None if any(v is None for v in warp) else int(sum(warp)),  # type: ignore[arg-type]
+        "thread_instructions": None if any(v is None for v in thread) else int(sum(thread)),  # type: ignore[arg-type]
+    }
+
+
+def emulated_counts(wl: Workload, preset: str, sizes: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run the workload through the emulator (profile mode) and check it; counts and wall time."""
+    t0 = time.perf_counter()
+    res = run_workload(wl, preset, sizes, mode="profile")
+    out = _summary(res.launches)
+    out.update(sizes=res.sizes, status="emulated", emulation_seconds=round(time.perf_counter() - t0, 2))
+    return out
+
+
+def shape_counts(wl: Workload, preset: str, sizes: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Launch shapes without executing anything (exact unless the workload is data-dependent)."""
+    api = ShapeOnlyApi()
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = run_workload(wl, preset, sizes, api=api, verify=False)
+    out = _summary(res.launches)
+    out.update(sizes=res.sizes, status="launch shapes only")
+    if wl.data_dependent:
+        out.update(kernels=list(wl.kernels), launches=None, ctas=None, status="data-dependent: not emulated")
+    return out
+
+
+class _ProgressApi(EmulatorApi):
+    """Emulator device that appends each finished launch to a JSON-lines file (survives a kill)."""
+
+    progress: Path | None = None
+
+    def launch(self, *a: Any, **k: Any) -> LaunchRecord:  # type: ignore[override]
+        rec = super().launch(*a, **k)
+        if self.progress is not None:
+            with open(self.progress, "a") as fh:
+                fh.write(json.dumps([rec.ctas, rec.warp_instructions, rec.thread_instructions]) + "\n")
+        return rec
+
+
+def _child(name: str, preset: str, progress: str, result: str) -> None:
+    wl = get_workload(name)
+
+    def factory(w: Workload) -> EmulatorApi:
+        api = _ProgressApi(w.ptx_path, mode="profile")
+        api.progress = Path(progress)
+        return api
+
+    t0 = time.perf_counter()
+    res = run_workload(wl, preset, api=factory)
+    out = _summary(res.launches)
+    out.update(status="emulated", emulation_seconds=round(time.perf_counter() - t0, 2))
+    Path(result).write_text(json.dumps(out))
+
+
+def capped_counts(wl: Workload, preset: str, cap_seconds: float, workdir: Path) -> dict[str, Any]:
+    """Emulate in a child process for at most `cap_seconds`; if stopped, report the progress made."""
+    shapes = shape_counts(wl, preset)
+    progress, result = (
+        workdir / f"{wl.name.replace('/', '_')}.progress",
+        workdir / f"{wl.name.replace('/', '_')}.json",
+    )
+    for p in (progress, result):
+        p.unlink(missing_ok=True)
+    ctx = mp.get_context("spawn")
+    proc = ctx.Process(target=_child, args=(wl.name, preset, str(progress), str(result)))
+    t0 = time.perf_counter()
+    proc.start()
+    proc.join(cap_seconds)
+    elapsed = time.perf_counter() - t0
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+    if result.exists():
+        out = json.loads(result.read_text())
+        out["sizes"] = shapes["sizes"]
+        return out
+    done = [json.loads(ln) for ln in progress.read_text().splitlines()] if progress.exists() else []
+    out = dict(shapes)
+    if proc.exitcode not in (None, 0) and elapsed < cap_seconds:
+        out.update(status=f"emulation failed (exit code {proc.exitcode})")
+        return out
+    ctas_done = sum(d[0] for d in done)
+    out.update(
+        status="stopped at cap",
+        emulation_seconds=round(elapsed, 1),
+        launches_done=len(done),
+        ctas_done=ctas_done,
+        warp_instructions_done=sum(d[1] or 0 for d in done),
+    )
+    if ctas_done and shapes.get("ctas"):
+        out["estimated_seconds"] = round(elapsed * shapes["ctas"] / ctas_done)
+    return out
+
+
+def load_cache(path: Path = CACHE_PATH) -> dict[str, Any]:
+    if not path.exists():
+        return {"version": CACHE_VERSION, "workloads": {}}
+    return json.loads(path.read_text())
+
+
+def save_cache(cache: dict[str, Any], path: Path = CACHE_PATH) -> None:
+    path.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n")
+
+
+def regenerate(
+    names: list[str] | None = None,
+    presets: tuple[str, ...] = ("tiny", "small"),
+    cap_seconds: float | None = None,
+    path: Path = CACHE_PATH,
+    log=print,
+) -> dict[str, Any]:
+    """Recompute the given presets of the given workloads (default: all) into the cache file."""
+    cache = load_cache(path)
+    cache["version"] = CACHE_VERSION
+    wls = [get_workload(n) for n in names] if names else all_workloads()
+    workdir = Path(tempfile.mkdtemp(prefix="warpsim-counts-"))
+    for wl in wls:
+        entry = cache["workloads"].setdefault(wl.name, {})
+        entry["category"] = wl.category
+        for preset in presets:
+            if preset == "standard":
+                entry[preset] = (
+                    capped_counts(wl, preset, cap_seconds, workdir)
+                    if cap_seconds
+                    else shape_counts(wl, preset)
+                )
+            else:
+                entry[preset] = emulated_counts(wl, preset)
+            log(
+                f"{wl.name:28s} {preset:8s} {entry[preset]['status']:28s} "
+                f"launches={entry[preset]['launches']} warp_insts={entry[preset]['warp_instructions']} "
+                f"t={entry[preset].get('emulation_seconds')}"
+            )
+            save_cache(cache, path)
+    shutil.rmtree(workdir, ignore_errors=True)
+    return cache
+
+
+def table(preset: str = "tiny", path: Path = CACHE_PATH) -> list[dict[str, Any]]:
+    """One row per workload from the cache (rows lacking `preset` have None counts)."""
+    cache = load_cache(path)["workloads"]
+    rows = []
+    for wl in all_workloads():
+        entry = cache.get(wl.name, {})
+        rows.append(
+            {
+                "name": wl.name,
+                "category": wl.category,
+                "summary": wl.summary,
+                "presets": {p: dict(wl.presets[p]) for p in PRESETS},
+                "counts": {p: entry.get(p) for p in PRESETS},
+            }
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Recompute the workload counts cache.")
+    ap.add_argument("names", nargs="*", help="workloads (default: all)")
+    ap.add_argument("--preset", action="append", choices=PRESETS, help="presets (default: tiny and small)")
+    ap.add_argument(
+        "--cap", type=float, default=None, help="seconds per standard-size emulation (default: shapes only)"
+    )
+    args = ap.parse_args(argv)
+    os.environ.setdefault("PYTHONWARNINGS", "ignore")
+    regenerate(args.names or None, tuple(args.preset or ("tiny", "small")), args.cap)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
