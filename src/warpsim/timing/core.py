@@ -133,20 +133,19 @@ def run(t_stop, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms, done_buf):
             tn = me
         if g[G_PLACE_PENDING] and t + 1 < tn:
             tn = t + 1
-        finished = -1
+        finished = 0
         running = 0
         for k in range(nk):
             if kk[k, K_ACTIVE]:
                 if (kk[k, K_STARTED] and kk[k, K_MORE] == 0 and kk[k, K_QTAIL] == kk[k, K_QHEAD]
                         and kk[k, K_RESIDENT] == 0):
-                    if finished < 0:
-                        finished = k
+                    kk[k, K_ACTIVE] = 0          # Python retires every slot left inactive
+                    kk[k, K_DONE_CYCLE] = t
+                    g[G_EVENT_KERNEL] = k
+                    finished += 1
                 else:
                     running += 1
-        if finished >= 0:
-            kk[finished, K_ACTIVE] = 0
-            kk[finished, K_DONE_CYCLE] = t
-            g[G_EVENT_KERNEL] = finished
+        if finished > 0:
             status = KERNEL_DONE
             if tn >= INF or running == 0:
                 tn = t + 1

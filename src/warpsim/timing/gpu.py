@@ -25,6 +25,7 @@ from warpsim.timing.occupancy import Occupancy, occupancy
 from warpsim.timing.state import (
     G_CYCLE,
     G_EVENT_KERNEL,
+    G_LOG_N,
     G_PLACE_PENDING,
     G_SM_CYCLES,
     G_TINST,
@@ -111,6 +112,7 @@ class SimOutput:
     memory_model: str
     truncated: bool
     memcpy_bytes: int
+    issue_log: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
 
 
 def _unit_tables(gpu) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +129,8 @@ def _unit_tables(gpu) -> tuple[np.ndarray, np.ndarray]:
 class Simulator:
     """Holds the whole timing-model state for one run over a command stream."""
 
-    def __init__(self, gpu, *, ts_interval: int = 500, memory_model: str | None = None) -> None:
+    def __init__(self, gpu, *, ts_interval: int = 500, memory_model: str | None = None,
+                 issue_log: int = 0) -> None:
         self.gpu = gpu
         sm = gpu.sm
         self.n_sms = sm.count
@@ -151,7 +154,7 @@ class Simulator:
         self.ct = new_ctas(n_ctas)
         self.sm = new_sms(sm.count)
         self.kn = new_kernels(self.kslots, self.queue_cap)
-        self.g0 = new_globals(ts_interval, self.kslots)
+        self.g0 = new_globals(ts_interval, self.kslots, issue_log=issue_log)
         self.arena = ArenaManager(new_blocks(n_ctas + self.kslots * self.queue_cap))
         self.ms = build_memory(gpu, n_warps * PENDING_PER_WARP, memory_model)
         self.done_buf = np.zeros(1024, dtype=np.int64)
@@ -296,11 +299,12 @@ class Simulator:
             if status == core.NEED_REFILL:
                 self.refill(int(self.g0.g[G_EVENT_KERNEL]))
             elif status == core.KERNEL_DONE:
-                slot = int(self.g0.g[G_EVENT_KERNEL])
-                info = self.running[slot].info
-                self.retire(slot)
-                stream_busy.pop(info.stream, None)
-                launch_more(int(self.kn.k[slot, K_DONE_CYCLE]))
+                done = sorted((s for s in self.running if not self.kn.k[s, K_ACTIVE]),
+                              key=lambda s: self.kn.k[s, K_SEQ])
+                for slot in done:
+                    stream_busy.pop(self.running[slot].info.stream, None)
+                    self.retire(slot)
+                launch_more(int(self.kn.k[done[0], K_DONE_CYCLE]))
             elif status == core.TS_FULL:
                 g0 = self.g0
                 self.g0 = g0._replace(ts=np.concatenate([g0.ts, np.zeros_like(g0.ts)]))
@@ -327,7 +331,8 @@ class Simulator:
             stalls={n: int(v) for n, v in zip(STALL_NAMES, self.g0.stalls, strict=True)},
             timeseries=self.g0.ts[:int(g[G_TS_N])].copy(),
             wall_seconds=time.perf_counter() - wall0, memory_model=memory_model_name(self.ms),
-            truncated=truncated, memcpy_bytes=self.memcpy_bytes)
+            truncated=truncated, memcpy_bytes=self.memcpy_bytes,
+            issue_log=self.g0.log[:int(g[G_LOG_N])].copy())
 
 
 def _diff_stats(before: dict, after: dict) -> dict:
@@ -345,7 +350,10 @@ def _diff_stats(before: dict, after: dict) -> dict:
 
 def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int | None = None,
              ts_interval: int = 500, memory_model: str | None = None,
-             progress: ProgressFn | None = None) -> SimOutput:
-    """Simulate a command stream (memcpys and kernel launches) on a GPU description."""
-    sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model)
+             progress: ProgressFn | None = None, issue_log: int = 0) -> SimOutput:
+    """Simulate a command stream (memcpys and kernel launches) on a GPU description.
+
+    `issue_log` > 0 records (cycle, warp slot, arena index) of that many first issues.
+    """
+    sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model, issue_log=issue_log)
     return sim.run(commands, max_cycles=max_cycles, progress=progress)

@@ -54,8 +54,9 @@ def occupancy(sm, threads_per_cta: int, regs_per_thread: int, shmem_per_cta: int
     """CTAs per SM for a kernel; an error naming `where` if not even one CTA fits."""
     if threads_per_cta < 1:
         raise InputError(f"{where}: a CTA needs at least one thread (got {threads_per_cta})")
-    if threads_per_cta > sm.max_threads:
-        raise InputError(f"{where}: {threads_per_cta} threads per CTA exceed the SM's {sm.max_threads}")
+    limit = min(sm.max_threads, getattr(sm, "max_threads_per_cta", sm.max_threads))
+    if threads_per_cta > limit:
+        raise InputError(f"{where}: {threads_per_cta} threads per CTA exceed the limit of {limit} threads")
     if regs_per_thread > sm.max_registers_per_thread:
         raise InputError(f"{where}: {regs_per_thread} registers per thread exceed the limit "
                          f"{sm.max_registers_per_thread}")

@@ -8,6 +8,8 @@ A register whose pending write comes from memory holds INF until the memory syst
 
 from __future__ import annotations
 
+import numpy as np
+
 from warpsim.ir.kinds import FLAG_HALF_II, InstKind
 from warpsim.ir.records import MAX_DST, MAX_SRC
 from warpsim.timing.cta_scheduler import finish_warp, release_barrier
@@ -17,6 +19,7 @@ from warpsim.timing.state import (
     C_BAR_COUNT,
     C_KERNEL,
     C_WARPS_LEFT,
+    G_LOG_N,
     G_TINST,
     G_WINST,
     I_DST,
@@ -71,7 +74,7 @@ FINISHED = -2
 
 @jit
 def popcount32(x):
-    x = x & 0xFFFFFFFF
+    x = np.int64(x) & 0xFFFFFFFF
     x = x - ((x >> 1) & 0x55555555)
     x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F
@@ -147,7 +150,8 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
                 break
             token = g * PENDING_PER_WARP + slot
             occ = mem_issue(ms, t, g // p[P_WARPS_PER_SM], token, inst[i, I_SPACE], kind, inst[i, I_FLAGS],
-                            inst[i, I_WIDTH], inst[i, I_MASK] & 0xFFFFFFFF, ar.addr[inst[i, I_MROW]])
+                            inst[i, I_WIDTH], np.int64(inst[i, I_MASK]) & 0xFFFFFFFF,
+                            ar.addr[inst[i, I_MROW]])
             if occ < 0:
                 outcome, when = MEMORY, t + 1
                 break
@@ -169,6 +173,12 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
             if done > w[g, W_LAST_COMPLETE]:
                 w[g, W_LAST_COMPLETE] = done
         w[g, W_NEXT] = i + 1
+        nlog = gl.g[G_LOG_N]
+        if nlog < gl.log.shape[0]:
+            gl.log[nlog, 0] = t
+            gl.log[nlog, 1] = g
+            gl.log[nlog, 2] = i
+            gl.g[G_LOG_N] = nlog + 1
         lanes = popcount32(inst[i, I_MASK])
         gl.g[G_WINST] += 1
         gl.g[G_TINST] += lanes

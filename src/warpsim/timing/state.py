@@ -67,8 +67,8 @@ N_KCOLS = 17
 # Globals.g entries
 (G_CYCLE, G_AGE, G_PLACE_PENDING, G_RR_SM, G_EVENT_KERNEL, G_FINISHED_CTAS, G_ACTIVE_WARPS,
  G_ACTIVE_SMS, G_WINST, G_TINST, G_WARP_CYCLES, G_SM_CYCLES, G_TS_N, G_NEXT_SAMPLE,
- G_TS_INTERVAL) = range(15)
-N_GCOLS = 15
+ G_TS_INTERVAL, G_LOG_N) = range(16)
+N_GCOLS = 16
 
 # Params.p entries
 (P_NSMS, P_WARPS_PER_SM, P_CTAS_PER_SM, P_SUB_CORES, P_POLICY, P_ACTIVE_SET, P_MAX_THREADS,
@@ -122,6 +122,7 @@ class Globals(NamedTuple):
     stalls: np.ndarray   # int64 [6] scheduler-cycles by outcome
     ts: np.ndarray       # int64 [cap, TS_COLUMNS]
     scratch: np.ndarray  # int64 [64 + kernel slots]
+    log: np.ndarray      # int64 [cap, 3] issue log (cycle, warp slot, arena index) of the first issues
 
 
 class Params(NamedTuple):
@@ -180,12 +181,14 @@ def new_kernels(n: int, queue: int) -> Kernels:
     return Kernels(k=k, queue=np.full((n, queue), -1, np.int32))
 
 
-def new_globals(ts_interval: int, n_kernel_slots: int, ts_capacity: int = 4096) -> Globals:
+def new_globals(ts_interval: int, n_kernel_slots: int, ts_capacity: int = 4096,
+                issue_log: int = 0) -> Globals:
     g = np.zeros(N_GCOLS, np.int64)
     g[G_EVENT_KERNEL] = -1
     g[G_NEXT_SAMPLE] = g[G_TS_INTERVAL] = ts_interval if ts_interval > 0 else INF
     return Globals(g=g, stalls=np.zeros(6, np.int64), ts=np.zeros((ts_capacity, TS_COLUMNS), np.int64),
-                   scratch=np.zeros(64 + n_kernel_slots, np.int64))
+                   scratch=np.zeros(64 + n_kernel_slots, np.int64),
+                   log=np.zeros((issue_log, 3), np.int64))
 
 
 @jit

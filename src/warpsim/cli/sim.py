@@ -1,0 +1,82 @@
+"""`warpsim sim`: full cycle-level simulation of a trace or a bundled workload."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from warpsim.cli import app
+
+out_console = Console()
+
+
+def summary_table(doc: dict, max_rows: int = 20) -> Table:
+    table = Table(title=f"{doc['workload']} on {doc['gpu']} ({doc['memory_model']} memory)")
+    for col in ("kernel", "name", "CTAs", "cycles", "warp insts", "IPC", "occupancy", "top stall"):
+        table.add_column(col, justify="right" if col not in ("name", "top stall") else "left")
+    for k in doc["kernels"][:max_rows]:
+        stalls = {n: v for n, v in k["stalls"].items() if n not in ("fractions", "issued")}
+        top = max(stalls, key=stalls.get) if stalls else "-"
+        table.add_row(str(k["id"]), k["name"][:40], str(k["ctas"]), f"{k['cycles']:,}",
+                      f"{k['warp_instructions']:,}", f"{k['ipc']:.2f}",
+                      f"{100 * k['occupancy']['achieved']:.1f}%", top)
+    if len(doc["kernels"]) > max_rows:
+        table.add_row("...", f"{len(doc['kernels']) - max_rows} more kernels", "", "", "", "", "", "")
+    t = doc["total"]
+    table.add_section()
+    table.add_row("total", "", "", f"{t['cycles']:,}", f"{t['warp_instructions']:,}", f"{t['ipc']:.2f}", "",
+                  f"{t['wall_seconds']:.2f} s, {t['sim_rate_kips']:.1f} KIPS")
+    return table
+
+
+@app.command()
+def sim(
+    target: str = typer.Argument(..., help="kernelslist.g, a .traceg[.xz], a trace directory or a workload"),
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU name or a .toml description"),
+    json_out: Path | None = typer.Option(None, "--json", help="write the result document (JSON)"),
+    stats_text_out: Path | None = typer.Option(None, "--stats-text", help="write Accel-Sim style statistics"),
+    timeseries: Path | None = typer.Option(None, "--timeseries", help="write the time series (CSV)"),
+    interval: int = typer.Option(500, "--interval", help="time-series sample period in core cycles"),
+    max_cycles: int | None = typer.Option(None, "--max-cycles", help="stop after this many core cycles"),
+    overrides: list[str] = typer.Option([], "--set", help="override a GPU field, e.g. --set sm.count=40"),
+    memory: str | None = typer.Option(None, "--memory-model", help="override the GPU's memory model"),
+    size: str = typer.Option("tiny", "--size", help="workload size preset (bundled workloads only)"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or table"),
+) -> None:
+    """Simulate every kernel at cycle level and report cycles, IPC, occupancy and stalls."""
+    from warpsim.api import simulate
+    from warpsim.results import write_json, write_timeseries_csv
+    from warpsim.stats_text import stats_text
+
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=Console(stderr=True), disable=quiet, transient=True)
+    tasks: dict[int, int] = {}
+    done_task = progress.add_task("kernels done", total=None)
+
+    def on_progress(info: dict) -> None:
+        progress.update(done_task, completed=info["kernels_done"])
+        for kinfo, ctas in info["running"]:
+            key = kinfo.kernel_id
+            if key not in tasks:
+                tasks[key] = progress.add_task(f"kernel {key} {kinfo.name[:30]} CTAs", total=kinfo.num_ctas)
+            progress.update(tasks[key], completed=ctas)
+        for key in list(tasks):
+            if key not in {k.kernel_id for k, _ in info["running"]}:
+                progress.remove_task(tasks.pop(key))
+
+    with progress:
+        result = simulate(target, gpu, overrides=overrides, max_cycles=max_cycles, ts_interval=interval,
+                          memory_model=memory, size=size, progress=on_progress)
+    doc = result.document
+    if json_out:
+        write_json(doc, json_out)
+    if stats_text_out:
+        stats_text_out.write_text(stats_text(result.output, result.gpu))
+    if timeseries:
+        write_timeseries_csv(result.output, timeseries)
+    if not quiet:
+        out_console.print(summary_table(doc))

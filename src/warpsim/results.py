@@ -1,0 +1,119 @@
+"""The result document (DESIGN §8) and the time-series CSV, built from a simulation's output.
+
+`ipc` in the document is warp instructions per core cycle for the whole GPU (what Accel-Sim's
+correlator plots as IPC); `thread_ipc` is thread instructions per cycle (Accel-Sim's gpu_ipc).
+Every number here is measured by the cycle-level model: provenance "simulated".
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from warpsim import __version__
+from warpsim.timing.gpu import KernelResult, SimOutput
+from warpsim.timing.state import (
+    TS_ACTIVE_WARPS,
+    TS_CYCLE,
+    TS_FINISHED_CTAS,
+    TS_TINST,
+    TS_WINST,
+)
+
+
+def _kernel_doc(r: KernelResult, gpu) -> dict:
+    cycles = max(r.cycles, 0)
+    scheduler_cycles = sum(r.stalls.values())
+    return {
+        "id": r.info.kernel_id,
+        "name": r.info.name,
+        "grid": list(r.info.grid),
+        "block": list(r.info.block),
+        "stream": r.info.stream,
+        "launch_cycle": r.launch_cycle,
+        "end_cycle": r.end_cycle,
+        "cycles": cycles,
+        "warp_instructions": r.warp_instructions,
+        "thread_instructions": r.thread_instructions,
+        "ipc": r.warp_instructions / cycles if cycles else 0.0,
+        "thread_ipc": r.thread_instructions / cycles if cycles else 0.0,
+        "ctas": r.ctas,
+        "provenance": "simulated",
+        "represented_by": None,
+        "truncated": r.truncated,
+        "occupancy": {
+            "ctas_per_sm": r.occ.ctas_per_sm,
+            "limited_by": r.occ.limited_by,
+            "theoretical": r.occ.warps_per_sm / gpu.sm.max_warps,
+            "achieved": r.occupancy_achieved,
+        },
+        "l1d": r.memory.get("l1d", {}),
+        "l2": r.memory.get("l2", {}),
+        "dram": r.memory.get("dram", {}),
+        "shared": r.memory.get("shared", {}),
+        "stalls": {
+            **r.stalls,
+            "fractions": {k: v / scheduler_cycles if scheduler_cycles else 0.0 for k, v in r.stalls.items()},
+        },
+    }
+
+
+def result_document(out: SimOutput, gpu, *, workload: str, overrides: list[str] | None = None,
+                    wall_seconds: float | None = None) -> dict:
+    """The JSON result of one run. `wall_seconds` is the whole run as the user waited for it."""
+    wall = out.wall_seconds if wall_seconds is None else wall_seconds
+    cycles = out.total_cycles
+    return {
+        "warpsim_version": __version__,
+        "gpu": gpu.name,
+        "workload": workload,
+        "method": "full",
+        "memory_model": out.memory_model,
+        "overrides": list(overrides or []),
+        "kernels": [_kernel_doc(r, gpu) for r in out.kernels],
+        "total": {
+            "cycles": cycles,
+            "warp_instructions": out.warp_instructions,
+            "thread_instructions": out.thread_instructions,
+            "ipc": out.warp_instructions / cycles if cycles else 0.0,
+            "thread_ipc": out.thread_instructions / cycles if cycles else 0.0,
+            "simulated_warp_instructions": out.warp_instructions,
+            "wall_seconds": wall,
+            "sim_rate_kips": out.warp_instructions / wall / 1000 if wall > 0 else 0.0,
+            "ci95_cycles": None,
+            "provenance": "simulated",
+            "truncated": out.truncated,
+            "memcpy_bytes": out.memcpy_bytes,
+            "stalls": out.stalls,
+        },
+    }
+
+
+def write_json(doc: dict, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(doc, indent=2) + "\n")
+
+
+TIMESERIES_COLUMNS = ("cycle", "ipc", "thread_ipc", "active_warps", "finished_ctas", "warp_instructions")
+
+
+def timeseries_rows(out: SimOutput) -> list[tuple]:
+    """One row per sample interval: IPC within the interval, active warps and finished CTAs at its end."""
+    rows = []
+    prev_c = prev_w = prev_t = 0
+    for rec in out.timeseries:
+        c = int(rec[TS_CYCLE])
+        dc = c - prev_c
+        dw, dt = int(rec[TS_WINST]) - prev_w, int(rec[TS_TINST]) - prev_t
+        rows.append((c, dw / dc if dc else 0.0, dt / dc if dc else 0.0, int(rec[TS_ACTIVE_WARPS]),
+                     int(rec[TS_FINISHED_CTAS]), int(rec[TS_WINST])))
+        prev_c, prev_w, prev_t = c, int(rec[TS_WINST]), int(rec[TS_TINST])
+    return rows
+
+
+def write_timeseries_csv(out: SimOutput, path: str | Path) -> None:
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(TIMESERIES_COLUMNS)
+        for row in timeseries_rows(out):
+            writer.writerow([f"{v:.6f}" if isinstance(v, float) else v for v in row])
