@@ -41,9 +41,8 @@ def mem(b: WarpBuilder, pc: int, kind: K, space: M, dst: int | None, src: tuple[
 
 
 def ctrl(b: WarpBuilder, pc: int, kind: K) -> int:
-    unit, lat = (U.BRA, L.BRA) if kind == K.BRANCH else (U.INT, L.INT)
-    if kind == K.BARRIER:
-        unit, lat = U.LDST, L.MEM
+    # as the SASS tables place them: BRA on the branch unit; BAR, MEMBAR and EXIT down the LDST pipe
+    unit, lat = (U.BRA, L.BRA) if kind == K.BRANCH else (U.LDST, L.MEM)
     b.add(pc, FULL, kind, unit, lat)
     return pc + 16
 

@@ -19,7 +19,7 @@ def summary_table(doc: dict, max_rows: int = 20) -> Table:
     for col in ("kernel", "name", "CTAs", "cycles", "warp insts", "IPC", "occupancy", "top stall"):
         table.add_column(col, justify="right" if col not in ("name", "top stall") else "left")
     for k in doc["kernels"][:max_rows]:
-        stalls = {n: v for n, v in k["stalls"].items() if n not in ("fractions", "issued")}
+        stalls = {n: v for n, v in k["stalls"].items() if n not in ("fractions", "issued", "no_instruction")}
         top = max(stalls, key=stalls.get) if stalls else "-"
         table.add_row(str(k["id"]), k["name"][:40], str(k["ctas"]), f"{k['cycles']:,}",
                       f"{k['warp_instructions']:,}", f"{k['ipc']:.2f}",
