@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from warpsim.ir.kinds import InstKind, MemSpace
@@ -36,3 +38,9 @@ def advance(hs, cycle) -> dict[int, int]:
     done = settle(hs, until=cycle)
     hier_tick(hs, cycle)
     return done
+
+
+def variant(gpu, **sections):
+    """Copy of `gpu` with some fields of some sections replaced: variant(g, dram={"tRP": 5})."""
+    changes = {name: dataclasses.replace(getattr(gpu, name), **fields) for name, fields in sections.items()}
+    return dataclasses.replace(gpu, **changes)

@@ -2,8 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import variant
-from memhelp import advance, issue, settle
+from memhelp import advance, issue, settle, variant
 
 from warpsim.ir.kinds import FLAG_BYPASS_L1
 from warpsim.timing.memory.hierarchy import build_hierarchy, collect_stats

@@ -41,7 +41,7 @@ def test_dram_streaming_bandwidth_and_determinism(qv100):
 
 @pytest.mark.parametrize("mq,mshr", [(2, 4)])
 def test_back_pressure_refuses_but_everything_completes(qv100, mq, mshr):
-    from conftest import variant
+    from memhelp import variant
 
     g = variant(qv100, l1d={"miss_queue": mq, "mshr_entries": mshr})
     hs = build_hierarchy(g)

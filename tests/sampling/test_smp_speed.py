@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from conftest import kineto_path
+from smp_paths import kineto_path
 
 from warpsim.sampling.harness import METHODS, Options, run_all
 from warpsim.sampling.readers import read_profile

@@ -18,7 +18,11 @@ from dataclasses import dataclass
 from enum import Enum
 
 from warpsim.errors import InputError
-from warpsim.ir.kinds import FLAG_BYPASS_L1, FLAG_HALF_II, InstKind, LatClass, MemSpace, Unit
+from warpsim.ir.kinds import FLAG_BYPASS_L1, FLAG_HALF_II, N_LAT_CLASSES, InstKind, LatClass, MemSpace, Unit
+
+# warpsim's own opcode modifier: the IR latency class (e.g. FFMA.WSLAT17 for a PTX-mode FP MAD).
+# Accel-Sim ignores it (opcodes are looked up by the text before the first '.').
+LAT_MODIFIER = "WSLAT"
 
 
 class Cat(Enum):
@@ -221,6 +225,12 @@ def classify(opcode: str, table: dict[str, Cat]) -> OpInfo:
     kind, unit, lat = _SIMPLE[cat]
     if base == "NOP":
         kind = InstKind.NOP
+    for tok in tokens[1:]:
+        if tok.startswith(LAT_MODIFIER) and tok[len(LAT_MODIFIER):].isdigit():
+            n = int(tok[len(LAT_MODIFIER):])
+            if n >= N_LAT_CLASSES:
+                raise InputError(f"latency class {n} in {opcode!r} is out of range", text=opcode)
+            lat = LatClass(n)
     return OpInfo(kind, unit, lat, MemSpace.NONE, flags, 0)
 
 

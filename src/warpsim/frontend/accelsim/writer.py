@@ -32,7 +32,7 @@ from warpsim import __version__
 from warpsim.errors import WarpsimError
 from warpsim.frontend.accelsim.textio import open_text_write
 from warpsim.ir.records import NO_REG, WARP_SIZE, CtaTrace, KernelInfo, KernelSource, Memcpy, WarpTrace
-from warpsim.ir.sass import SUPPORTED_VERSIONS, OpcodeEncoder
+from warpsim.ir.sass import LAT_MODIFIER, SUPPORTED_VERSIONS, OpcodeDecoder, OpcodeEncoder
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +117,7 @@ def _write_kernel(f: TextIO, kernel: KernelSource, mode: AddressMode, lineinfo: 
 class _Encoder:
     def __init__(self, enc: OpcodeEncoder, strict: bool, info: KernelInfo) -> None:
         self.enc = enc
+        self.decode = OpcodeDecoder(info.binary_version)
         self.strict = strict
         self.info = info
         self.lossy = 0
@@ -146,8 +147,16 @@ class _Encoder:
                 op = self.enc.nearest(*key)
             except ValueError as exc:
                 raise WarpsimError(f"kernel {self.info.kernel_id}: {exc}") from None
-            self.lossy += 1
-            self.stand_ins.add(op)
+            got = self.decode(op)
+            kind, unit, lat, space, flags, width = key
+            if (int(got.kind), int(got.unit), int(got.space), got.flags, got.width) == (
+                    kind, unit, space, flags, width):
+                # only the latency class differs (e.g. PTX-mode classes): carry it in a modifier
+                # that Accel-Sim ignores (it looks opcodes up by the text before the first '.')
+                op = f"{op}.{LAT_MODIFIER}{lat}"
+            else:
+                self.lossy += 1
+                self.stand_ins.add(op)
         self.cache[key] = op
         return op
 
