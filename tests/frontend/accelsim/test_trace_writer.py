@@ -148,6 +148,14 @@ def test_written_files_and_memcpy(tmp_path):
 def test_lossy_and_strict_writing(tmp_path, caplog):
     b = WarpBuilder()
     b.add(0, 1, InstKind.ALU, Unit.SP, LatClass.PTX_FP_MAD, dst=[2], src=[0, 1])
+    exact = _kernel([b.build()])
+    # a latency class no SASS opcode has travels in the FFMA.WSLAT<n> modifier: exact, even strict
+    out = write_traces([exact], tmp_path / "modifier", strict=True)
+    assert f"FFMA.WSLAT{int(LatClass.PTX_FP_MAD)}" in (tmp_path / "modifier" / "kernel-1.traceg").read_text()
+    w = next(next(open_trace(out).kernels()).iter_ctas()).warps[0]
+    assert (w.unit[0], w.lat[0], w.dst[0, 0]) == (Unit.SP, LatClass.PTX_FP_MAD, 2)
+    b = WarpBuilder()
+    b.add(0, 1, InstKind.ALU, Unit.SP, LatClass.SP, dst=[2], src=[0, 1], flags=FLAG_BYPASS_L1)
     kernel = _kernel([b.build()])
     with pytest.raises(WarpsimError, match="no SASS opcode"):
         write_traces([kernel], tmp_path / "strict", strict=True)
@@ -155,7 +163,7 @@ def test_lossy_and_strict_writing(tmp_path, caplog):
         out = write_traces([kernel], tmp_path / "lossy")
     assert "stand-ins (FFMA)" in caplog.text
     w = next(next(open_trace(out).kernels()).iter_ctas()).warps[0]
-    assert (w.unit[0], w.lat[0], w.dst[0, 0]) == (Unit.SP, LatClass.SP, 2)
+    assert (w.unit[0], w.lat[0], w.flags[0], w.dst[0, 0]) == (Unit.SP, LatClass.SP, 0, 2)
     kernel.info.binary_version = 52                                   # no SASS table: written as 70
     out = write_traces([kernel], tmp_path / "sm52")
     assert next(open_trace(out).kernels()).info.binary_version == 70

@@ -139,10 +139,6 @@ class _Encoder:
     def _lookup(self, key: tuple[int, ...]) -> str:
         op = self.enc.exact(*key)
         if op is None:
-            if self.strict:
-                raise WarpsimError(f"kernel {self.info.kernel_id}: no SASS opcode reproduces IR fields "
-                                   f"(kind, unit, lat, space, flags, width) = {key} for binary version "
-                                   f"{self.info.binary_version}")
             try:
                 op = self.enc.nearest(*key)
             except ValueError as exc:
@@ -154,6 +150,10 @@ class _Encoder:
                 # only the latency class differs (e.g. PTX-mode classes): carry it in a modifier
                 # that Accel-Sim ignores (it looks opcodes up by the text before the first '.')
                 op = f"{op}.{LAT_MODIFIER}{lat}"
+            elif self.strict:
+                raise WarpsimError(f"kernel {self.info.kernel_id}: no SASS opcode reproduces IR fields "
+                                   f"(kind, unit, lat, space, flags, width) = {key} for binary version "
+                                   f"{self.info.binary_version}")
             else:
                 self.lossy += 1
                 self.stand_ins.add(op)
