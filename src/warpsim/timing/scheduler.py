@@ -60,6 +60,7 @@ from warpsim.timing.state import (
     W_OUTSTANDING,
     W_READY,
     jit,
+    jit_inline,
 )
 
 K_LOAD = int(InstKind.LOAD)
@@ -81,7 +82,7 @@ def popcount32(x):
     return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
 
 
-@jit
+@jit_inline
 def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
     """Try to issue warp g's next instruction at cycle t. Returns (outcome, earliest retry cycle)."""
     w = wp.w
@@ -197,7 +198,7 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
     return outcome, when
 
 
-@jit
+@jit_inline
 def _try_cached(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
     """try_issue, unless the warp's cached earliest-ready cycle says it cannot issue yet."""
     if wp.w[g, W_READY] > t:

@@ -26,6 +26,11 @@ def jit(fn):
     return njit(cache=True, _nrt=False)(fn)
 
 
+def jit_inline(fn):
+    """As `jit`, inlined into its callers at numba level (hot functions called from one or two sites)."""
+    return njit(cache=True, _nrt=False, inline="always")(fn)
+
+
 # issue-slot outcomes per scheduler cycle (index into Globals.stalls)
 ISSUED, NO_INSTRUCTION, SCOREBOARD, UNIT_BUSY, MEMORY, BARRIER = range(6)
 STALL_NAMES = ("issued", "no_instruction", "scoreboard", "unit_busy", "memory", "barrier")
