@@ -7,7 +7,10 @@ try:
 except PackageNotFoundError:  # running from a source tree without install
     __version__ = "0.0.0+local"
 
+from warpsim._jit_cache import configure as _configure_jit_cache  # noqa: E402
 from warpsim.errors import InputError, WarpsimError  # noqa: E402
+
+_configure_jit_cache()
 
 __all__ = ["__version__", "InputError", "WarpsimError"]
 

@@ -5,6 +5,7 @@ from CTA placement to the first issue, then the instructions' own timing; the wa
 cycle its last result lands.
 """
 
+import numpy as np
 from timing_kit import LAUNCH, dp, kernel, run, sp, warp
 
 
@@ -80,3 +81,21 @@ def test_barrier_waits_for_the_slowest_warp():
     after = [c for c, g in log if g == 1][1]
     assert after == bar_issue + 1
     assert out.kernels[0].stalls["barrier"] > 0
+
+
+def test_two_level_swaps_only_on_long_latency_stalls():
+    from timing_kit import ld
+
+    empty = warp()
+    alu_bound = warp(*[sp(1, 1) for _ in range(4)])         # scoreboard stalls: stays in the active set
+    other = warp(*[sp(10 + k) for k in range(2)])
+    out = run([kernel([alu_bound, empty, empty, empty, other])], "latency.sp=[6,1]",
+              "sm.scheduler=two_level", "sm.two_level_active_warps=1", issue_log=64)
+    log = [(int(c), int(g)) for c, g, _ in out.issue_log]
+    first_other = min(c for c, g in log if g == 4)
+    assert first_other > max(c for c, g in log if g == 0)   # warp 4 waits for warp 0 to finish
+    mem_bound = warp(ld(1, np.full(32, 0x1000), mask=1), sp(2, 1))   # waits on a load: demoted
+    out = run([kernel([mem_bound, empty, empty, empty, other])], "latency.sp=[6,1]",
+              "sm.scheduler=two_level", "sm.two_level_active_warps=1", issue_log=64)
+    log = [(int(c), int(g)) for c, g, _ in out.issue_log]
+    assert min(c for c, g in log if g == 4) < 5001 + 20      # runs while warp 0's load is in flight

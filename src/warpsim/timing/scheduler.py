@@ -105,7 +105,7 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
                 outcome, when = NO_INSTRUCTION, w[g, W_LAST_COMPLETE]
             else:
                 finish_warp(g, q, t, bl, wp, sc, ct, sms, kn, gl, p)
-                outcome, when = FINISHED, INF
+                outcome, when = FINISHED, t + 1     # the candidate list changed: look again
             break
         kind = inst[i, I_KIND]
         if kind == K_MEMBAR and w[g, W_OUTSTANDING] > 0:
@@ -302,6 +302,7 @@ def scan_scheduler(q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
                 earliest = min(earliest, when)
                 if policy == TWO_LEVEL and out == MEMORY and n > limit:
                     _demote(q, g, sc)
+                    earliest = min(earliest, t + 1)    # a pending warp entered the active set
         if issued:
             s[q, S_LAST_REASON] = ISSUED
             gl.stalls[ISSUED] += 1
