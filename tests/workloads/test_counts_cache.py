@@ -37,3 +37,12 @@ def test_standard_launch_counts_match_shapes(name):
         cached["ctas"],
         cached["kernels"],
     )
+
+
+def test_docs_table_is_regenerated():
+    """docs/workloads.md is `python -m warpsim.workloads.docs` output for the committed cache."""
+    from warpsim.workloads.docs import DEFAULT_OUT, render
+
+    if not DEFAULT_OUT.exists():
+        pytest.skip("not running from a source checkout")
+    assert DEFAULT_OUT.read_text() == render(), "run: python -m warpsim.workloads.docs"

@@ -81,3 +81,15 @@ def test_size_override_changes_the_launch():
     res = run_workload("polybench/atax", "tiny", {"NX": 512})
     assert res.launches[0].grid == (2, 1, 1)  # 512 rows / 256 threads
     assert res.launches[1].grid == (1, 1, 1)  # NY stays 64
+
+
+def test_timing_mode_yields_one_kernel_source_per_launch():
+    """The timing model drives the same driver through a timing-mode device (see warpsim.api)."""
+    from warpsim.ir.records import KernelSource
+
+    wl = get_workload("rodinia/bfs")
+    api = EmulatorApi(wl.ptx_path, mode="timing")
+    res = run_workload(wl, "tiny", api=api)          # still checked: timing mode also runs functionally
+    sources = [c for c in api.device.commands if isinstance(c, KernelSource)]
+    assert [s.info.name for s in sources] == [r.kernel for r in res.launches]
+    assert [s.info.grid for s in sources] == [r.grid for r in res.launches]

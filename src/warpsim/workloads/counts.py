@@ -130,7 +130,9 @@ def capped_counts(wl: Workload, preset: str, cap_seconds: float, workdir: Path) 
         ctas_done=ctas_done,
         warp_instructions_done=sum(d[1] or 0 for d in done),
     )
-    if ctas_done and shapes.get("ctas"):
+    # A rough projection at the finished CTAs' rate; omitted when it would not even exceed the cap
+    # clearly (the unfinished kernels are then heavier per CTA than the finished ones).
+    if ctas_done and shapes.get("ctas") and elapsed * shapes["ctas"] / ctas_done >= 1.5 * elapsed:
         out["estimated_seconds"] = round(elapsed * shapes["ctas"] / ctas_done)
     return out
 
