@@ -58,7 +58,9 @@ def workloads(
         kernels = ", ".join(c.get("kernels") or [])
         sizes = " ".join(f"{k}={v}" for k, v in r["presets"][preset].items())
         warp = c.get("warp_instructions")
-        if warp is None and c.get("status"):
+        if warp is None and c.get("status") == "stopped at cap":
+            warp = f"not counted: > {c.get('emulation_seconds', 0):.0f} s to emulate"
+        elif warp is None and c.get("status"):
             warp = c["status"]
         t.add_row(r["name"], kernels, _fmt(c.get("launches")), _fmt(c.get("ctas")), _fmt(warp), sizes)
     out.print(t)
