@@ -11,12 +11,17 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
+
 from warpsim import __version__
 from warpsim.timing.gpu import KernelResult, SimOutput
 from warpsim.timing.state import (
     TS_ACTIVE_WARPS,
     TS_CYCLE,
+    TS_DRAM_BUSY,
     TS_FINISHED_CTAS,
+    TS_L2_ACCESSES,
+    TS_L2_MISSES,
     TS_TINST,
     TS_WINST,
 )
@@ -94,20 +99,28 @@ def write_json(doc: dict, path: str | Path) -> None:
     Path(path).write_text(json.dumps(doc, indent=2) + "\n")
 
 
-TIMESERIES_COLUMNS = ("cycle", "ipc", "thread_ipc", "active_warps", "finished_ctas", "warp_instructions")
+TIMESERIES_COLUMNS = ("cycle", "ipc", "thread_ipc", "active_warps", "finished_ctas", "warp_instructions",
+                      "l2_accesses", "l2_misses", "l2_miss_rate", "dram_utilization")
 
 
 def timeseries_rows(out: SimOutput) -> list[tuple]:
-    """One row per sample interval: IPC within the interval, active warps and finished CTAs at its end."""
+    """One row per sample interval: IPC, L2 accesses/misses/miss rate and DRAM data-bus utilisation
+    within the interval; active warps and finished CTAs at its end (memory columns are 0 with the
+    fixed-latency model)."""
     rows = []
-    prev_c = prev_w = prev_t = 0
+    prev = np.zeros(out.timeseries.shape[1] if out.timeseries.ndim == 2 else 8, dtype=np.int64)
     for rec in out.timeseries:
         c = int(rec[TS_CYCLE])
-        dc = c - prev_c
-        dw, dt = int(rec[TS_WINST]) - prev_w, int(rec[TS_TINST]) - prev_t
+        dc = c - int(prev[TS_CYCLE])
+        dw, dt = int(rec[TS_WINST] - prev[TS_WINST]), int(rec[TS_TINST] - prev[TS_TINST])
+        acc = int(rec[TS_L2_ACCESSES] - prev[TS_L2_ACCESSES])
+        miss = int(rec[TS_L2_MISSES] - prev[TS_L2_MISSES])
+        busy = int(rec[TS_DRAM_BUSY] - prev[TS_DRAM_BUSY])
+        cap = dc * out.dram_busy_per_cycle
         rows.append((c, dw / dc if dc else 0.0, dt / dc if dc else 0.0, int(rec[TS_ACTIVE_WARPS]),
-                     int(rec[TS_FINISHED_CTAS]), int(rec[TS_WINST])))
-        prev_c, prev_w, prev_t = c, int(rec[TS_WINST]), int(rec[TS_TINST])
+                     int(rec[TS_FINISHED_CTAS]), int(rec[TS_WINST]), acc, miss, miss / acc if acc else 0.0,
+                     min(busy / cap, 1.0) if cap > 0 else 0.0))
+        prev = rec
     return rows
 
 

@@ -25,7 +25,7 @@ def _kernel_block(r, tot: dict, gpu) -> list[str]:
     wr = int(l1d.get("global_write_sectors", 0))
     hits_r = rd if l1d.get("model") == "fixed-latency" else int(l1d.get("global_read_hits", 0))
     hits_w = wr if l1d.get("model") == "fixed-latency" else int(l1d.get("global_write_hits", 0))
-    lines = [
+    head = [
         f"kernel_name = {r.info.name} ",
         f"kernel_launch_uid = {r.info.kernel_id} ",
         f"kernel_stream_id = {r.info.stream}",
@@ -39,6 +39,10 @@ def _kernel_block(r, tot: dict, gpu) -> list[str]:
         f"gpu_occupancy = {100 * r.occupancy_achieved:.4f}% ",
         f"gpu_tot_occupancy = {100 * tot['occ_num'] / tot['cycle'] if tot['cycle'] else 0.0:.4f}% ",
         "",
+    ]
+    if "breakdown" in l1d:
+        return head + _hierarchy_lines(r, tot)
+    lines = head + [
         "========= Core cache stats =========",
         "L1D_cache:",
         f"\tL1D_total_cache_accesses = {int(l1d.get('accesses', 0))}",
@@ -65,6 +69,38 @@ def _kernel_block(r, tot: dict, gpu) -> list[str]:
         f"L2_total_cache_misses = {int(l2.get('misses', 0))}",
         "",
     ]
+    return lines
+
+
+def _hierarchy_lines(r, tot: dict) -> list[str]:
+    """Cache, interconnect and DRAM counters of the hierarchy model, Accel-Sim names (notes §4.2)."""
+    from warpsim.timing.memory.hierarchy import stats_text as hierarchy_text
+
+    m = r.memory
+    shared = m.get("shared", {})
+    mem_lines = hierarchy_text(m).rstrip("\n").split("\n")
+    cut = next(i for i, x in enumerate(mem_lines) if x.startswith("gpgpu_n_shmem_bkconflict"))
+    lines = ["========= Core cache stats =========", *mem_lines[:cut],
+             f"gpgpu_n_tot_thrd_icount = {tot['insn']}",
+             f"gpgpu_n_tot_w_icount = {tot['winsn']}",
+             f"gpgpu_n_shmem_insn = {int(shared.get('accesses', 0))}",
+             f"gpgpu_n_shmem_bkconflict = {int(shared.get('bank_conflicts', 0))}"]
+    lines += [f"warpsim_issue_slots[{name}] = {value}" for name, value in r.stalls.items()]
+    dram = m["dram"]
+    l2 = m["l2"]
+    lines += [
+        f"total dram reads = {int(dram['reads'])}",
+        f"total dram writes = {int(dram['writes'])}",
+        f"dram_row_buffer_hit_rate = {dram['row_buffer_hit_rate']:.4f}",
+        f"dram_bw_util = {dram.get('utilization', 0.0):.4f}",
+        "========= L2 cache stats =========",
+    ]
+    for i, (acc, miss) in enumerate(zip(l2["per_slice_accesses"], l2["per_slice_misses"], strict=True)):
+        lines.append(f"L2_cache_bank[{i}]: Access = {acc}, Miss = {miss}, "
+                     f"Miss_rate = {miss / acc if acc else 0.0:.3f}")
+    k = next(i for i, x in enumerate(mem_lines) if x.startswith("L2_total_cache_accesses"))
+    e = next(i for i, x in enumerate(mem_lines) if x.startswith("total dram reads"))
+    lines += mem_lines[k:e] + [""]
     return lines
 
 

@@ -14,6 +14,11 @@ from warpsim.timing.memory.hierarchy.coalescer import (
 FULL = np.uint32(0xFFFFFFFF)
 
 
+def ways(mask, addrs, width, banks, bank_width):
+    return shared_conflict_ways(mask, addrs, width, banks, bank_width, np.zeros(128, np.int64),
+                                np.zeros(banks, np.int64))
+
+
 def run(mask, addrs, width):
     a = np.zeros(MAX_REQ, np.int64)
     b = np.zeros(MAX_REQ, np.int64)
@@ -74,13 +79,13 @@ def test_random_pattern_matches_numpy_reference():
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 8, 16, 32])
 def test_shared_bank_conflicts_are_gcd_of_stride(k):
-    assert shared_conflict_ways(FULL, (4 * k * np.arange(32)).astype(np.uint64), 4, 32, 4) == math.gcd(k, 32)
+    assert ways(FULL, (4 * k * np.arange(32)).astype(np.uint64), 4, 32, 4) == math.gcd(k, 32)
 
 
 def test_shared_broadcast_and_wide_accesses():
-    assert shared_conflict_ways(FULL, np.zeros(32, np.uint64), 4, 32, 4) == 1
-    assert shared_conflict_ways(FULL, (8 * np.arange(32)).astype(np.uint64), 8, 32, 4) == 2
-    assert shared_conflict_ways(FULL, (16 * np.arange(32)).astype(np.uint64), 16, 32, 4) == 4
+    assert ways(FULL, np.zeros(32, np.uint64), 4, 32, 4) == 1
+    assert ways(FULL, (8 * np.arange(32)).astype(np.uint64), 8, 32, 4) == 2
+    assert ways(FULL, (16 * np.arange(32)).astype(np.uint64), 16, 32, 4) == 4
 
 
 def test_local_interleaving_puts_same_offset_of_a_warp_in_one_line():

@@ -1,4 +1,4 @@
-"""Measure the simulator's speed on the generated kernels (fixed-latency memory, one process).
+"""Measure the simulator's speed on the generated kernels (fixed-latency memory unless asked, one process).
 
 Rates are warp instructions and simulated cycles per wall-clock second of the whole simulation
 (CTA generation and loading included). Each kernel is run twice: the first run in the process
@@ -45,11 +45,11 @@ def reference_rate(n_inst: int = 1 << 20) -> float:
 
 
 def run_bench(gpu_name: str = "QV100", kernels: list[str] | None = None, repeats: int = 2,
-              write_traces_dir: Path | None = None, progress=None) -> dict:
+              write_traces_dir: Path | None = None, progress=None, memory_model: str = "fixed") -> dict:
     from warpsim.config import load_gpu
     from warpsim.timing.gpu import simulate
 
-    gpu = load_gpu(gpu_name, ["memory_model=fixed"])
+    gpu = load_gpu(gpu_name, [f"memory_model={memory_model}"])
     names = kernels or list(BENCH_KERNELS)
     unknown = [n for n in names if n not in BENCH_KERNELS]
     if unknown:
@@ -90,5 +90,5 @@ def run_bench(gpu_name: str = "QV100", kernels: list[str] | None = None, repeats
             from warpsim.frontend.accelsim import write_traces
 
             write_traces([BENCH_KERNELS[name]()], Path(write_traces_dir) / name)
-    return {"gpu": gpu.name, "memory_model": "fixed", "reference_inst_per_s": ref, "kernels": rows,
+    return {"gpu": gpu.name, "memory_model": gpu.memory_model, "reference_inst_per_s": ref, "kernels": rows,
             "provenance": "measured"}

@@ -20,14 +20,16 @@ def bench(
     gpu: str = typer.Option("QV100", "--gpu"),
     kernel: list[str] = typer.Option([], "--kernel", help="only these bench kernels"),
     repeats: int = typer.Option(2, "--repeats", help="runs per kernel (the first is the cold run)"),
+    memory_model: str = typer.Option("fixed", "--memory-model", help="fixed (default) or hierarchy"),
 ) -> None:
     """Simulate the bench kernels and print warp instructions and cycles simulated per second."""
     from warpsim.bench.run import run_bench
 
     err = Console(stderr=True)
     result = run_bench(gpu, kernel or None, repeats, write_traces,
-                       progress=lambda name, wall: err.print(f"  {name}: {wall:.2f} s"))
-    table = Table(title=f"warpsim bench ({result['gpu']}, fixed-latency memory)")
+                       progress=lambda name, wall: err.print(f"  {name}: {wall:.2f} s"),
+                       memory_model=memory_model)
+    table = Table(title=f"warpsim bench ({result['gpu']}, {result['memory_model']} memory)")
     for col in ("kernel", "warp insts", "cycles", "cold winst/s", "warm winst/s", "warm cycles/s", "vs ref"):
         table.add_column(col, justify="left" if col == "kernel" else "right")
     for r in result["kernels"]:

@@ -9,7 +9,7 @@ grow the time-series buffer, or stop.
 from __future__ import annotations
 
 from warpsim.timing.cta_scheduler import kernel_start_events, place_ctas
-from warpsim.timing.memory import mem_next_event, mem_pop_done, mem_tick
+from warpsim.timing.memory import mem_next_event, mem_pop_done, mem_sample, mem_tick
 from warpsim.timing.scheduler import scan_scheduler
 from warpsim.timing.state import (
     G_ACTIVE_SMS,
@@ -42,6 +42,7 @@ from warpsim.timing.state import (
     TS_ACTIVE_WARPS,
     TS_CYCLE,
     TS_FINISHED_CTAS,
+    TS_MEM,
     TS_TINST,
     TS_WINST,
     W_LAST_COMPLETE,
@@ -73,7 +74,7 @@ def _complete_memory(token, t, wp, sc, p):
 
 
 @jit
-def _sample(gl):
+def _sample(gl, ms):
     g = gl.g
     n = g[G_TS_N]
     gl.ts[n, TS_CYCLE] = g[G_NEXT_SAMPLE]
@@ -81,6 +82,7 @@ def _sample(gl):
     gl.ts[n, TS_TINST] = g[G_TINST]
     gl.ts[n, TS_ACTIVE_WARPS] = g[G_ACTIVE_WARPS]
     gl.ts[n, TS_FINISHED_CTAS] = g[G_FINISHED_CTAS]
+    mem_sample(ms, gl.ts[n, TS_MEM:])
     g[G_TS_N] = n + 1
     g[G_NEXT_SAMPLE] += g[G_TS_INTERVAL]
 
@@ -102,7 +104,7 @@ def run(t_stop, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms, done_buf):
             if g[G_TS_N] >= gl.ts.shape[0]:
                 status = TS_FULL
                 break
-            _sample(gl)
+            _sample(gl, ms)
         if mem_next_event(ms) <= t:
             mem_tick(ms, t)
             nd = done_buf.shape[0]

@@ -20,7 +20,14 @@ from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource, Memcpy
 from warpsim.timing import core
 from warpsim.timing.arena import ArenaManager
 from warpsim.timing.memory import begin_kernel as mem_begin_kernel
-from warpsim.timing.memory import build_memory, collect_stats, memcpy_h2d, memory_model_name
+from warpsim.timing.memory import (
+    build_memory,
+    collect_stats,
+    finish_stats,
+    memcpy_h2d,
+    memory_model_name,
+    sample_scale,
+)
 from warpsim.timing.occupancy import Occupancy, occupancy
 from warpsim.timing.state import (
     G_CYCLE,
@@ -107,12 +114,13 @@ class SimOutput:
     warp_instructions: int
     thread_instructions: int
     stalls: dict[str, int]
-    timeseries: np.ndarray          # rows: cycle, warp insts, thread insts, active warps, finished CTAs
+    timeseries: np.ndarray          # rows: state.TS_* columns (cycle, insts, warps, CTAs, L2, DRAM counters)
     wall_seconds: float
     memory_model: str
     truncated: bool
     memcpy_bytes: int
     issue_log: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
+    dram_busy_per_cycle: float = 0.0   # DRAM busy cycles the channels can give per core cycle (0: fixed)
 
 
 def _unit_tables(gpu) -> tuple[np.ndarray, np.ndarray]:
@@ -253,13 +261,14 @@ class Simulator:
         sm_cycles = after["sm_cycles"] - before["sm_cycles"]
         warp_cycles = after["warp_cycles"] - before["warp_cycles"]
         achieved = warp_cycles / (sm_cycles * self.gpu.sm.max_warps) if sm_cycles else 0.0
+        memory = finish_stats(self.ms, _diff_stats(before["memory"], after["memory"]), end - run.launch_cycle)
         self.results.append(KernelResult(
             info=run.info, occ=run.occ, launch_cycle=run.launch_cycle, end_cycle=end,
             ctas=int(kk[slot, K_CTAS_DONE]) if not truncated else run.loaded,
             warp_instructions=int(kk[slot, K_WINST]), thread_instructions=int(kk[slot, K_TINST]),
             stalls={n: int(v) for n, v in zip(STALL_NAMES, stalls, strict=True)},
             occupancy_achieved=float(achieved),
-            memory=_diff_stats(before["memory"], after["memory"]), truncated=truncated))
+            memory=memory, truncated=truncated))
         if truncated:
             kk[slot, K_ACTIVE] = 0
 
@@ -332,7 +341,7 @@ class Simulator:
             timeseries=self.g0.ts[:int(g[G_TS_N])].copy(),
             wall_seconds=time.perf_counter() - wall0, memory_model=memory_model_name(self.ms),
             truncated=truncated, memcpy_bytes=self.memcpy_bytes,
-            issue_log=self.g0.log[:int(g[G_LOG_N])].copy())
+            issue_log=self.g0.log[:int(g[G_LOG_N])].copy(), dram_busy_per_cycle=sample_scale(self.ms))
 
 
 def _diff_stats(before: dict, after: dict) -> dict:
@@ -343,6 +352,8 @@ def _diff_stats(before: dict, after: dict) -> dict:
             out[key] = _diff_stats(prev if isinstance(prev, dict) else {}, val)
         elif isinstance(val, int | float) and not isinstance(val, bool) and isinstance(prev, int | float):
             out[key] = val - prev
+        elif isinstance(val, list) and isinstance(prev, list) and len(val) == len(prev):
+            out[key] = [a - b for a, b in zip(val, prev, strict=True)]
         else:
             out[key] = val
     return out

@@ -80,9 +80,11 @@ N_GCOLS = 16
  P_MAX_REGS, P_MAX_SMEM) = range(9)
 N_PCOLS = 9
 
-# time-series columns
-TS_CYCLE, TS_WINST, TS_TINST, TS_ACTIVE_WARPS, TS_FINISHED_CTAS = range(5)
-TS_COLUMNS = 5
+# time-series columns (the last three are the memory system's cumulative counters, memory.mem_sample)
+(TS_CYCLE, TS_WINST, TS_TINST, TS_ACTIVE_WARPS, TS_FINISHED_CTAS, TS_L2_ACCESSES, TS_L2_MISSES,
+ TS_DRAM_BUSY) = range(8)
+TS_MEM = TS_L2_ACCESSES
+TS_COLUMNS = 8
 
 
 class Arena(NamedTuple):

@@ -1,18 +1,33 @@
 """The memory system behind the LDST unit, as seen by the SM core.
 
-The core calls four compiled functions and never looks inside:
+The core calls five compiled functions and never looks inside:
   mem_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs) -> LDST busy cycles, or -1
       when the memory system cannot take the access this cycle (back-pressure, retried later);
   mem_tick(ms, cycle)            advance internal state to `cycle`;
   mem_pop_done(ms, cycle, out)   tokens whose access completed by `cycle` (every token exactly once);
-  mem_next_event(ms)             earliest cycle anything inside can change (for idle skipping).
+  mem_next_event(ms)             earliest cycle anything inside can change (for idle skipping);
+  mem_sample(ms, out)            out[0:3] = cumulative L2 accesses, L2 misses, DRAM busy cycles.
 `ms` is a MemState: a NamedTuple of a FEW arrays (the core is compiled without reference counting
-and every array handed to a compiled function is copied by value, so pack fields into columns).
-Models: "fixed" (fixed latency per space, fixed.py); the cache/crossbar/DRAM hierarchy plugs in here.
+and every array handed to a compiled function is copied by value). Models:
+  "fixed"      FixedState (4 arrays): fixed latency per space (fixed.py);
+  "hierarchy"  HierMemState (1 array): caches, crossbar, DRAM (hierarchy/), packed into one flat
+               buffer that each entry point unpacks into named views (hierarchy/pack.py).
+The model is chosen by the TYPE of `ms`: each entry point is a Python function (which is also what
+runs under NUMBA_DISABLE_JIT) with a numba overload that picks the model's implementation at
+compile time and is inlined into the caller. The core is thus compiled once per model, and a
+fixed-latency run contains no hierarchy code: same machine code, same speed, same compile time
+as before the hierarchy existed.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from warpsim.timing.memory import hierarchy as H
 from warpsim.timing.memory.fixed import (
     INF,
     FixedState,
@@ -22,11 +37,20 @@ from warpsim.timing.memory.fixed import (
     fixed_pop_done,
     fixed_stats,
 )
-from warpsim.timing.state import jit
+from warpsim.timing.memory.hierarchy.pack import unpack, unpack_py
 
-MODE_FIXED = 0
-MODELS = {"fixed": MODE_FIXED}
-MemState = FixedState
+MODELS = ("fixed", "hierarchy")
+N_SAMPLE = 3         # mem_sample columns: L2 accesses, L2 misses, DRAM busy cycles (all channels)
+
+
+class HierMemState(NamedTuple):
+    """The hierarchy as the core carries it: one packed int64 buffer (HierState.H)."""
+
+    h: np.ndarray
+
+
+MemState = FixedState | HierMemState
+
 
 def build_memory(gpu, max_tokens: int, model: str | None = None) -> MemState:
     """Build the memory system the GPU description (or `model`) asks for."""
@@ -36,45 +60,150 @@ def build_memory(gpu, max_tokens: int, model: str | None = None) -> MemState:
     if name not in MODELS:
         raise InputError(f"memory model {name!r} is not available (available: {', '.join(MODELS)})",
                          key="memory_model")
+    if name == "hierarchy":
+        return HierMemState(h=H.build_hierarchy(gpu).H)
     return build_fixed(gpu.fixed_latency_by_space(), gpu.fixed_memory.atomic, gpu.shared.banks,
                        gpu.shared.bank_width, max_tokens)
 
 
+def is_hierarchy(ms: MemState) -> bool:
+    return isinstance(ms, HierMemState)
+
+
+def hierarchy_state(ms: MemState) -> H.HierState:
+    """The named views of the hierarchy inside `ms` (Python side: stats, tests)."""
+    if not is_hierarchy(ms):
+        raise ValueError("this memory state runs the fixed-latency model")
+    return unpack_py(ms.h)
+
+
 def memory_model_name(ms: MemState) -> str:
-    return "fixed"
+    return "hierarchy" if is_hierarchy(ms) else "fixed"
 
 
 def begin_kernel(ms: MemState, gpu, kernel, shmem_per_sm: int) -> None:
-    """Kernel boundary: the hierarchy flushes L1 and re-carves L1/shared here."""
+    """Kernel boundary: the hierarchy flushes L1, re-carves L1/shared and takes the local base."""
+    if is_hierarchy(ms):
+        H.begin_kernel(hierarchy_state(ms), gpu, kernel, shmem_per_sm)
 
 
 def memcpy_h2d(ms: MemState, addr: int, nbytes: int) -> None:
     """Host-to-device copy: warms the L2 in the hierarchy model; nothing to do at fixed latency."""
+    if is_hierarchy(ms):
+        H.memcpy_h2d(hierarchy_state(ms), addr, nbytes)
 
 
 def collect_stats(ms: MemState) -> dict:
+    """Cumulative counters: keys l1d, l2, dram, icnt, shared (+ const); Accel-Sim names inside."""
+    if is_hierarchy(ms):
+        return H.collect_stats(hierarchy_state(ms))
     return fixed_stats(ms)
 
 
-@jit
+def finish_stats(ms: MemState, delta: dict, cycles: int) -> dict:
+    """Rates of a per-kernel difference of two collect_stats() dicts (rates do not subtract)."""
+    if is_hierarchy(ms):
+        return H.derive_stats(delta, hierarchy_state(ms), cycles)
+    return delta
+
+
+def sample_scale(ms: MemState) -> float:
+    """DRAM busy cycles available per core cycle (all channels): the denominator of utilisation."""
+    if not is_hierarchy(ms):
+        return 0.0
+    hs = hierarchy_state(ms)
+    return float(hs.p[H.S.P_NCH] * hs.p[H.S.P_PC] / hs.p[H.S.P_PDR])
+
+
+def _is_fixed_type(ms) -> bool:
+    return isinstance(ms, types.BaseNamedTuple) and ms.instance_class is FixedState
+
+
 def mem_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs):
-    return fixed_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs)
+    if isinstance(ms, FixedState):
+        return fixed_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs)
+    return H.hier_issue(unpack(ms.h), cycle, sm, token, space, kind, flags, width, mask, addrs)
 
 
-@jit
 def mem_tick(ms, cycle):
+    if isinstance(ms, HierMemState):
+        H.hier_tick(unpack(ms.h), cycle)
     return 0
 
 
-@jit
 def mem_pop_done(ms, cycle, out_tokens):
-    return fixed_pop_done(ms, cycle, out_tokens)
+    if isinstance(ms, FixedState):
+        return fixed_pop_done(ms, cycle, out_tokens)
+    return H.hier_pop_done(unpack(ms.h), cycle, out_tokens)
 
 
-@jit
 def mem_next_event(ms):
-    return fixed_next_event(ms)
+    if isinstance(ms, FixedState):
+        return fixed_next_event(ms)
+    return H.hier_next_event(unpack(ms.h))
 
 
-__all__ = ["INF", "MemState", "build_memory", "begin_kernel", "memcpy_h2d", "collect_stats",
-           "mem_issue", "mem_tick", "mem_pop_done", "mem_next_event", "memory_model_name"]
+def mem_sample(ms, out):
+    if isinstance(ms, FixedState):
+        out[:N_SAMPLE] = 0
+    else:
+        H.hier_sample(unpack(ms.h), out)
+    return 0
+
+
+# ---- compiled versions: one implementation per state type, inlined into the core ------------
+
+
+@overload(mem_issue, inline="always")
+def _ov_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs):
+    if _is_fixed_type(ms):
+        return lambda ms, cycle, sm, token, space, kind, flags, width, mask, addrs: fixed_issue(
+            ms, cycle, sm, token, space, kind, flags, width, mask, addrs)
+    return lambda ms, cycle, sm, token, space, kind, flags, width, mask, addrs: H.hier_issue(
+        unpack(ms.h), cycle, sm, token, space, kind, flags, width, mask, addrs)
+
+
+@overload(mem_tick, inline="always")
+def _ov_tick(ms, cycle):
+    if _is_fixed_type(ms):
+        return lambda ms, cycle: 0
+
+    def impl(ms, cycle):
+        H.hier_tick(unpack(ms.h), cycle)
+        return 0
+    return impl
+
+
+@overload(mem_pop_done, inline="always")
+def _ov_pop_done(ms, cycle, out_tokens):
+    if _is_fixed_type(ms):
+        return lambda ms, cycle, out_tokens: fixed_pop_done(ms, cycle, out_tokens)
+    return lambda ms, cycle, out_tokens: H.hier_pop_done(unpack(ms.h), cycle, out_tokens)
+
+
+@overload(mem_next_event, inline="always")
+def _ov_next_event(ms):
+    if _is_fixed_type(ms):
+        return lambda ms: fixed_next_event(ms)
+    return lambda ms: H.hier_next_event(unpack(ms.h))
+
+
+@overload(mem_sample, inline="always")
+def _ov_sample(ms, out):
+    if _is_fixed_type(ms):
+        def fixed(ms, out):
+            for i in range(N_SAMPLE):
+                out[i] = 0
+            return 0
+        return fixed
+
+    def hier(ms, out):
+        H.hier_sample(unpack(ms.h), out)
+        return 0
+    return hier
+
+
+__all__ = ["INF", "MODELS", "FixedState", "HierMemState", "MemState", "N_SAMPLE", "build_memory",
+           "begin_kernel", "memcpy_h2d",
+           "collect_stats", "finish_stats", "hierarchy_state", "is_hierarchy", "mem_issue", "mem_tick",
+           "mem_pop_done", "mem_next_event", "mem_sample", "memory_model_name", "sample_scale"]

@@ -239,6 +239,7 @@ def fixed_stats(fs: FixedState) -> dict:
                 "tag_lookups": int(s[ST_LINES])},
         "l2": {"model": "fixed-latency", "atomic_sectors": int(s[ST_ATOMIC_SECTORS])},
         "dram": {"model": "fixed-latency", "reads": 0, "writes": 0},
+        "icnt": {"model": "fixed-latency"},
         "shared": {"accesses": int(s[ST_SHARED_ACCESSES]),
                    "bank_conflicts": int(s[ST_SHARED_CONFLICT_WAYS])},
         "const": {"accesses": int(s[ST_CONST_ACCESSES])},

@@ -10,15 +10,20 @@ numpy arrays (`HierState`); the hot paths are numba functions over it:
     hier_pop_done(hs, cycle, out_tokens)    completed tokens -> count
     hier_next_event(hs)                     earliest cycle anything can change (2**62 when idle)
 
-Python side: build_hierarchy, begin_kernel, memcpy_h2d, collect_stats, reset_stats, stats_text.
+Python side: build_hierarchy, begin_kernel, memcpy_h2d, collect_stats, derive_stats, reset_stats,
+stats_text. All arrays are views into one flat buffer `HierState.H` (pack.py), which is what the
+SM core carries.
 """
 
+from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.build import begin_kernel, build_hierarchy, carveout, memcpy_h2d
 from warpsim.timing.memory.hierarchy.engine import hier_idle, hier_next_event, hier_pop_done, hier_tick
 from warpsim.timing.memory.hierarchy.issue import hier_issue
 from warpsim.timing.memory.hierarchy.state import INF, HierState
 from warpsim.timing.memory.hierarchy.stats import collect_stats, hier_sample, reset_stats, stats_text
+from warpsim.timing.memory.hierarchy.stats import derive as derive_stats
 
-__all__ = ["INF", "HierState", "begin_kernel", "build_hierarchy", "carveout", "collect_stats",
+__all__ = ["INF", "HierState", "S", "begin_kernel", "build_hierarchy", "carveout", "collect_stats",
+           "derive_stats",
            "hier_idle", "hier_issue", "hier_next_event", "hier_pop_done", "hier_sample", "hier_tick",
            "memcpy_h2d", "reset_stats", "stats_text"]

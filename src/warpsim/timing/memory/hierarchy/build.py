@@ -9,6 +9,7 @@ from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.hashing import hash_code, log2_exact, parse_address_map
 from warpsim.timing.memory.hierarchy.l1d import l1_flush
 from warpsim.timing.memory.hierarchy.l2 import l2_install_range
+from warpsim.timing.memory.hierarchy.pack import pack
 from warpsim.timing.memory.hierarchy.state import HierState
 
 
@@ -70,6 +71,10 @@ def _check(gpu) -> None:
                          key="dram.bus_width_bytes")
     if gpu.l1d.banks > 64 or gpu.l1d.banks < 1:
         raise InputError("l1d.banks must be 1..64", key="l1d.banks")
+    if not 1 <= gpu.shared.banks <= S.X_WIDTH:
+        raise InputError(f"shared.banks must be 1..{S.X_WIDTH}", key="shared.banks")
+    if not 1 <= d.nbk <= S.X_WIDTH:
+        raise InputError(f"dram.nbk must be 1..{S.X_WIDTH}", key="dram.nbk")
 
 
 def build_hierarchy(gpu) -> HierState:
@@ -132,6 +137,7 @@ def build_hierarchy(gpu) -> HierState:
     p[S.P_D_ATOM] = d.atom_bytes
     p[S.P_WB_HI] = max(1, d.queue_size * 3 // 4)
     p[S.P_WB_LO] = max(0, d.queue_size // 4)
+    p[S.P_TOTAL_THREADS] = n_sm * gpu.sm.max_warps * 32
     if int(amap[0, :].max()) >= 0 and (1 << int((amap[0] >= 0).sum())) < d.nbk:
         raise InputError(f"address map has fewer bank bits than dram.nbk = {d.nbk}", key="dram.address_map")
 
@@ -180,14 +186,14 @@ def build_hierarchy(gpu) -> HierState:
         CHV[row] = S.NIL
     BK = i64(S.N_BF, n_ch, d.nbk)
     BK[S.BF_ROW] = S.NIL
-    return HierState(
+    return pack(dict(
         p=p, sc=sc, amap=amap, R=R, SL=SL, EV=i64(2, n_req + n_slot),
         L1L=L1L, L1H=i64(2, n_sm, h1, fill=S.NIL), L1M=mshr(n_sm, l1.mshr_entries), SMV=SMV,
         L2L=L2L, L2W=i64(n_sl, l2.sets, l2.assoc, 4), L2H=i64(2, n_sl, h2, fill=S.NIL),
         L2M=mshr(n_sl, l2.mshr_entries), SLV=SLV, CHV=CHV, BK=BK,
         BG=i64(n_ch, d.nbkgrp, fill=-(1 << 20)), d_ch=_dram_channel_init(n_ch), d_st=i64(n_ch, S.N_DST),
-        ST=i64(2, S.N_TYPES, S.N_STATUS), FL=i64(2, S.N_TYPES, S.N_FAIL),
-    )
+        ST=i64(2, S.N_TYPES, S.N_STATUS), FL=i64(2, S.N_TYPES, S.N_FAIL), X=i64(S.N_X, S.X_WIDTH),
+    ))
 
 
 def _dram_channel_init(n_ch: int) -> np.ndarray:
@@ -205,6 +211,7 @@ def begin_kernel(hs: HierState, gpu, kernel_info, shmem_per_sm_bytes: int) -> No
     _, ways = carveout(gpu, int(shmem_per_sm_bytes))
     l1_flush(hs)
     hs.sc[S.SC_L1_WAYS] = min(ways, int(hs.p[S.P_L1_MAXWAYS]))
+    hs.sc[S.SC_LOCAL_BASE] = int(getattr(kernel_info, "local_base", 0) or 0)
 
 
 def memcpy_h2d(hs: HierState, addr: int, nbytes: int) -> None:

@@ -13,7 +13,8 @@ interleaved per thread before coalescing (`interleave_local`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from warpsim.timing.state import jit
 
 SUBWARP = 8
 SECTOR = 32
@@ -21,7 +22,7 @@ LINE = 128
 MAX_REQ = 128          # 32 lanes x up to 16 B each can touch at most 2 sectors per lane -> 64; margin
 
 
-@njit(cache=True)
+@jit
 def coalesce(mask, addrs, width, out_addr, out_bmask, out_sub):
     """Fill out_* (int64 [MAX_REQ]) with sector requests; return how many.
 
@@ -65,12 +66,16 @@ def coalesce(mask, addrs, width, out_addr, out_bmask, out_sub):
     return n
 
 
-@njit(cache=True)
-def bank_cycles(out_addr, n, banks):
-    """LDST cycles for n sector requests: one per request per L1 bank (32 B interleaved banks)."""
+@jit
+def bank_cycles(out_addr, n, banks, counts):
+    """LDST cycles for n sector requests: one per request per L1 bank (32 B interleaved banks).
+
+    `counts`: int64 scratch of at least `banks` entries (overwritten).
+    """
     if n == 0:
         return 1
-    counts = np.zeros(64, dtype=np.int64)
+    for b in range(banks):
+        counts[b] = 0
     worst = 1
     for j in range(n):
         b = (out_addr[j] >> 5) % banks
@@ -80,10 +85,12 @@ def bank_cycles(out_addr, n, banks):
     return worst
 
 
-@njit(cache=True)
-def shared_conflict_ways(mask, addrs, width, banks, bank_width):
-    """Bank-conflict degree: the most distinct words any one bank must serve (a broadcast is free)."""
-    words = np.empty(128, dtype=np.int64)
+@jit
+def shared_conflict_ways(mask, addrs, width, banks, bank_width, words, counts):
+    """Bank-conflict degree: the most distinct words any one bank must serve (a broadcast is free).
+
+    `words` (128 entries) and `counts` (`banks` entries): int64 scratch, overwritten.
+    """
     nw = 0
     wpl = max(1, (max(int(width), 1) + bank_width - 1) // bank_width)
     for lane in range(32):
@@ -100,7 +107,8 @@ def shared_conflict_ways(mask, addrs, width, banks, bank_width):
                     words[nw] = wd
                     nw += 1
     ways = 1
-    counts = np.zeros(banks, dtype=np.int64)
+    for b in range(banks):
+        counts[b] = 0
     for j in range(nw):
         b = words[j] % banks
         counts[b] += 1

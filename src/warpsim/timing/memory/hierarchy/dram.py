@@ -15,8 +15,6 @@ Read data reach the L2 `latency` core cycles after the burst (GPGPU-Sim's dram_l
 
 from __future__ import annotations
 
-from numba import njit
-
 from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.route import address_parts
 from warpsim.timing.memory.hierarchy.state import (
@@ -70,9 +68,10 @@ from warpsim.timing.memory.hierarchy.structs import (
     heap_push,
     pool_release,
 )
+from warpsim.timing.state import jit
 
 
-@njit(cache=True)
+@jit
 def _intake(hs, ch, k):
     p = hs.p
     q = p[P_D_QSIZE]
@@ -94,7 +93,7 @@ def _intake(hs, ch, k):
             hs.sc[SC_DRQ_TOTAL] += 1
 
 
-@njit(cache=True)
+@jit
 def _col_ok(hs, ch, bk, k, write):
     p = hs.p
     if k < hs.BK[S.BF_COL, ch, bk]:
@@ -116,7 +115,7 @@ def _col_ok(hs, ch, bk, k, write):
     return start >= dc[ch, DC_BUS_FREE]
 
 
-@njit(cache=True)
+@jit
 def _issue_col(hs, ch, r, k, write):
     p = hs.p
     bk = hs.R[S.RF_BANK, r]
@@ -142,7 +141,7 @@ def _issue_col(hs, ch, r, k, write):
         heap_push(hs, end * p[P_PDR] + p[P_D_LAT] * p[P_PC], EV_DRAM_RET, r)
 
 
-@njit(cache=True)
+@jit
 def _schedule(hs, ch, k, write, hit_rows):
     p = hs.p
     if write:
@@ -201,7 +200,7 @@ def _schedule(hs, ch, k, write, hit_rows):
         r = hs.R[S.RF_NEXT, r]
 
 
-@njit(cache=True)
+@jit
 def dram_cycle(hs, k, hit_rows):
     """One DRAM command cycle k for every channel with work."""
     p = hs.p

@@ -8,9 +8,6 @@ hierarchy jumps straight to the next event.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
 from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.dram import dram_cycle
 from warpsim.timing.memory.hierarchy.icnt import icnt_cycle
@@ -56,15 +53,20 @@ from warpsim.timing.memory.hierarchy.structs import (
     mshr_release,
     pool_release,
 )
+from warpsim.timing.state import jit
 
 
-@njit(cache=True)
+@jit
 def _sm_arrive(hs, r, t):
     """A reply reaches its SM: fill the L1 and release everything waiting on that sector."""
     kind = hs.R[S.RF_KIND, r]
     sm = hs.R[S.RF_SM, r]
     if kind == RK_WRITE:
-        pool_release(hs, r)                      # write acknowledgement
+        # write acknowledgement: the store instruction completes when its last sector is acked
+        # (GPGPU-Sim's pending-writes count: a warp cannot exit with stores unacknowledged)
+        if hs.R[S.RF_SLOT, r] != NIL:
+            slot_dec(hs, hs.R[S.RF_SLOT, r], t)
+        pool_release(hs, r)
         return
     if kind == RK_READ:
         a = hs.R[S.RF_ADDR, r]
@@ -85,7 +87,7 @@ def _sm_arrive(hs, r, t):
     pool_release(hs, r)
 
 
-@njit(cache=True)
+@jit
 def _event(hs, code, t):
     kind = code & ((1 << EV_BITS) - 1)
     arg = code >> EV_BITS
@@ -106,7 +108,7 @@ def _event(hs, code, t):
         pool_release(hs, arg)
 
 
-@njit(cache=True)
+@jit
 def _l2_cycle(hs):
     for sl in range(hs.p[P_NSLICE]):
         if hs.SLV[S.SV_IN_LEN, sl] == 0:
@@ -123,7 +125,7 @@ def _l2_cycle(hs):
             hs.SLV[S.SV_BUF, sl] -= 1
 
 
-@njit(cache=True)
+@jit
 def _edge(k, period, t_floor):
     """Next edge index of a domain that may have been idle: not before t_floor."""
     if k * period < t_floor:
@@ -131,13 +133,13 @@ def _edge(k, period, t_floor):
     return k
 
 
-@njit(cache=True)
+@jit
 def hier_tick(hs, cycle):
     """Advance everything up to core cycle `cycle` inclusive."""
     sc = hs.sc
     p = hs.p
     t_end = cycle * p[P_PC]
-    hit_rows = np.zeros(64, dtype=np.int64)
+    hit_rows = hs.X[S.X_ROWS]
     while True:
         t_floor = sc[SC_TNOW]
         t_ev = hs.EV[S.EVF_TIME, 0] if sc[SC_HEAP_N] > 0 else INF
@@ -179,7 +181,7 @@ def hier_tick(hs, cycle):
     sc[SC_LAST_CYCLE] = cycle
 
 
-@njit(cache=True)
+@jit
 def hier_next_event(hs):
     """Earliest core cycle after the last tick at which anything inside can change; 2**62 if idle."""
     sc = hs.sc
@@ -204,7 +206,7 @@ def hier_next_event(hs):
     return max(c, sc[SC_LAST_CYCLE] + 1)
 
 
-@njit(cache=True)
+@jit
 def hier_pop_done(hs, cycle, out_tokens):
     """Tokens of instructions completed by `cycle` (each exactly once), written to out_tokens."""
     sc = hs.sc
@@ -220,7 +222,7 @@ def hier_pop_done(hs, cycle, out_tokens):
     return k
 
 
-@njit(cache=True)
+@jit
 def hier_idle(hs):
     """True when nothing is in flight (every issued token has been popped)."""
     sc = hs.sc

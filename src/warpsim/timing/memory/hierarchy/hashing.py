@@ -16,10 +16,10 @@ The sub-partition (L2 slice within the channel) is the low bank bit(s), as in GP
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from warpsim.errors import InputError
 from warpsim.timing.memory.hierarchy.state import H_IPOLY, H_LINEAR, H_XOR
+from warpsim.timing.state import jit
 
 # Irreducible polynomials over GF(2), by degree (bit i = coefficient of x^i).
 IRREDUCIBLE = np.array([0, 0b11, 0b111, 0b1011, 0b10011, 0b100101, 0b1000011, 0b10000011,
@@ -31,7 +31,7 @@ def log2_exact(n: int) -> int:
     return n.bit_length() - 1 if n > 0 and n & (n - 1) == 0 else -1
 
 
-@njit(cache=True)
+@jit
 def gf2_mod(value, poly, degree):
     """value(x) mod poly(x) over GF(2); value >= 0."""
     v = value
@@ -43,7 +43,7 @@ def gf2_mod(value, poly, degree):
     return v
 
 
-@njit(cache=True)
+@jit
 def hash_index(block, n, nbits, mode):
     """Index in [0, n) of `block` under a hash mode; nbits = log2(n) (power-of-two n for xor/ipoly)."""
     if mode == H_LINEAR or nbits <= 0:
@@ -59,7 +59,7 @@ def hash_index(block, n, nbits, mode):
     return gf2_mod(block, IRREDUCIBLE[nbits], nbits)
 
 
-@njit(cache=True)
+@jit
 def hash_rest(block, n, nbits, mode):
     """The part of the block left once the index is known (bijective with the index)."""
     if mode == H_LINEAR or nbits <= 0:
@@ -67,7 +67,7 @@ def hash_rest(block, n, nbits, mode):
     return block >> nbits
 
 
-@njit(cache=True)
+@jit
 def gather_bits(value, positions):
     out = 0
     k = 0
@@ -80,13 +80,13 @@ def gather_bits(value, positions):
     return out
 
 
-@njit(cache=True)
+@jit
 def remove_bit(value, pos):
     low = value & ((1 << pos) - 1)
     return ((value >> (pos + 1)) << pos) | low
 
 
-@njit(cache=True)
+@jit
 def decode(p_chshift, nch, chbits, mode, amap, addr):
     """(channel, compact address) of a byte address."""
     block = addr >> p_chshift

@@ -11,10 +11,7 @@ Packet sizes: 8 B header, + 32 B data on write requests and read replies (write 
 
 from __future__ import annotations
 
-from numba import njit
-
 from warpsim.timing.memory.hierarchy import state as S
-from warpsim.timing.memory.hierarchy.slots import slot_dec
 from warpsim.timing.memory.hierarchy.state import (
     EV_L2_ARRIVE,
     EV_SM_ARRIVE,
@@ -40,18 +37,19 @@ from warpsim.timing.memory.hierarchy.state import (
     SC_RR_REQ,
 )
 from warpsim.timing.memory.hierarchy.structs import fifo_pop, fifo_remove_after, heap_push
+from warpsim.timing.state import jit
 
 HEADER = 8
 LOOKAHEAD = 8       # packets of one input queue visible to the arbiter (VOQ approximation)
 DATA = 32
 
 
-@njit(cache=True)
+@jit
 def _flits(nbytes, flit):
     return (nbytes + flit - 1) // flit
 
 
-@njit(cache=True)
+@jit
 def icnt_cycle(hs, k):
     """One interconnect cycle number k (time k * icnt period)."""
     p = hs.p
@@ -95,9 +93,6 @@ def icnt_cycle(hs, k):
             hs.sc[SC_IC_REQ_FLITS] += f
             t_out = (k + f) * pic
             heap_push(hs, t_out + p[P_IC_LAT] * pic + p[P_L2_ROP] * p[P_PC], EV_L2_ARRIVE, r)
-            if kind == RK_WRITE and hs.R[S.RF_SLOT, r] != NIL:
-                slot_dec(hs, hs.R[S.RF_SLOT, r], t_out)     # a store is done once it has left the SM
-                hs.R[S.RF_SLOT, r] = NIL
     if hs.sc[SC_L2OUT_TOTAL] > 0:
         nsl = p[P_NSLICE]
         start = hs.sc[SC_RR_REP]

@@ -13,11 +13,10 @@ instruction it is refused (-1) with a reservation failure counted, and the core 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from warpsim.ir.kinds import FLAG_BYPASS_L1, InstKind, MemSpace
 from warpsim.timing.memory.hierarchy import state as S
-from warpsim.timing.memory.hierarchy.coalescer import MAX_REQ, bank_cycles, coalesce, shared_conflict_ways
+from warpsim.timing.memory.hierarchy.coalescer import bank_cycles, coalesce, shared_conflict_ways
 from warpsim.timing.memory.hierarchy.l1d import l1_sector_valid, l1_touch
 from warpsim.timing.memory.hierarchy.route import route_slice
 from warpsim.timing.memory.hierarchy.slots import slot_alloc, slot_free_count
@@ -66,22 +65,52 @@ from warpsim.timing.memory.hierarchy.structs import (
     pool_alloc,
     pool_free_count,
 )
+from warpsim.timing.state import PENDING_PER_WARP, jit
 
 _SHARED = int(MemSpace.SHARED)
 _CONST = int(MemSpace.CONST)
 _LOCAL = int(MemSpace.LOCAL)
 _STORE = int(InstKind.STORE)
 _ATOMIC = int(InstKind.ATOMIC)
+LOCAL_WINDOW = 1 << 24     # offsets from the local base treated as per-thread local memory
 
 
-@njit(cache=True)
+@jit
 def _fixed(hs, cycle, token, delay):
     s = slot_alloc(hs, token)
     hs.SL[S.SLF_PENDING, s] = 1
     heap_push(hs, (cycle + delay) * hs.p[P_PC], EV_SLOT_DEC, s)
 
 
-@njit(cache=True)
+@jit
+def _coalesce_local(hs, token, mask, addrs, width, sec, bm, sub):
+    """Local memory, re-mapped per thread before coalescing (Accel-Sim translate_local_memaddr).
+
+    Frontends give every thread the same local offset from the kernel's local base; physically,
+    word i of thread t lives at base + (i * total_threads + t) * 4, so a warp's same-offset
+    accesses fall into consecutive words. The thread is the warp slot (token // PENDING_PER_WARP)
+    times 32 plus the lane. Accesses wider than 4 B are split into 4 B words (as Accel-Sim does).
+    """
+    base = hs.sc[S.SC_LOCAL_BASE]
+    total = hs.p[S.P_TOTAL_THREADS]
+    warp = token // PENDING_PER_WARP
+    nwords = max(1, (max(int(width), 1) + 3) // 4)
+    phys = hs.X[S.X_ADDR]
+    n = 0
+    for k in range(nwords):
+        for lane in range(32):
+            a = np.int64(addrs[lane])
+            off = a - base + 4 * k
+            if off < 0 or off >= LOCAL_WINDOW:
+                phys[lane] = a + 4 * k           # not in the local window: left as it is
+            else:
+                tid = (warp * 32 + lane) % total
+                phys[lane] = base + ((off >> 2) * total + tid) * 4 + (off & 3)
+        n += coalesce(mask, phys[:32], min(int(width), 4), sec[n:], bm[n:], sub[n:])
+    return n
+
+
+@jit
 def _refuse(hs, rtype, fail, count):
     hs.ST[0, rtype, S_RESERVATION_FAIL] += count
     hs.FL[0, rtype, fail] += count
@@ -89,7 +118,7 @@ def _refuse(hs, rtype, fail, count):
     return -1
 
 
-@njit(cache=True)
+@jit
 def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
     """Accept a warp memory instruction: LDST busy cycles (>= 1), or -1 to retry later."""
     if slot_free_count(hs) == 0:
@@ -100,7 +129,8 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
         _fixed(hs, cycle, token, 1)
         return 1
     if space == _SHARED:
-        ways = shared_conflict_ways(mask, addrs, width, p[P_SMEM_BANKS], p[P_SMEM_WIDTH])
+        ways = shared_conflict_ways(mask, addrs, width, p[P_SMEM_BANKS], p[P_SMEM_WIDTH], hs.X[S.X_WORDS],
+                                    hs.X[S.X_COUNT])
         hs.sc[SC_SMEM_ACC] += 1
         hs.sc[SC_SMEM_CONFLICT] += ways - 1
         _fixed(hs, cycle, token, p[P_SMEM_LAT] + ways - 1)
@@ -109,11 +139,14 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
         hs.sc[SC_CONST_ACC] += 1
         _fixed(hs, cycle, token, p[P_L1_LAT])
         return 1
-    sec = np.empty(MAX_REQ, dtype=np.int64)
-    bm = np.empty(MAX_REQ, dtype=np.int64)
-    sub = np.empty(MAX_REQ, dtype=np.int64)
-    n = coalesce(mask, addrs, width, sec, bm, sub)
+    sec = hs.X[S.X_SEC]
+    bm = hs.X[S.X_BM]
+    sub = hs.X[S.X_SUB]
     local = space == _LOCAL
+    if local and hs.sc[S.SC_LOCAL_BASE] > 0:
+        n = _coalesce_local(hs, token, mask, addrs, width, sec, bm, sub)
+    else:
+        n = coalesce(mask, addrs, width, sec, bm, sub)
     is_store = kind == _STORE
     is_atomic = kind == _ATOMIC
     bypass = is_atomic or (flags & FLAG_BYPASS_L1) != 0
@@ -154,7 +187,7 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
         if new_entries > hs.SMV[S.SM_MTOP, sm]:
             return _refuse(hs, rtype, F_MSHR_ENTRY, n)
     # ---- commit -----------------------------------------------------------------------------
-    occ = bank_cycles(sec, n, p[P_L1_BANKS])
+    occ = bank_cycles(sec, n, p[P_L1_BANKS], hs.X[S.X_COUNT])
     slot = slot_alloc(hs, token)
     pc = p[P_PC]
     t_l1 = (cycle + p[P_L1_LAT]) * pc
@@ -214,7 +247,7 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
     return occ
 
 
-@njit(cache=True)
+@jit
 def _new_request(hs, sm, slot, addr, bmask, rtype, rkind):
     r = pool_alloc(hs)
     hs.R[S.RF_SM, r] = sm

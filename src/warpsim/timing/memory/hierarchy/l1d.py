@@ -8,13 +8,12 @@ The active associativity (`sc[SC_L1_WAYS]`) is set per kernel by the adaptive ca
 
 from __future__ import annotations
 
-from numba import njit
-
 from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.state import NIL, P_L1_SETS, SC_L1_WAYS, SC_LRU_CLOCK
+from warpsim.timing.state import jit
 
 
-@njit(cache=True)
+@jit
 def l1_find(hs, sm, line):
     """Way holding 128 B line `line` (= address >> 7) in SM `sm`, or -1."""
     s = line % hs.p[P_L1_SETS]
@@ -25,13 +24,13 @@ def l1_find(hs, sm, line):
     return NIL
 
 
-@njit(cache=True)
+@jit
 def l1_touch(hs, sm, line, way):
     hs.sc[SC_LRU_CLOCK] += 1
     hs.L1L[S.LF_LRU, sm, line % hs.p[P_L1_SETS], way] = hs.sc[SC_LRU_CLOCK]
 
 
-@njit(cache=True)
+@jit
 def l1_sector_valid(hs, sm, sector_addr):
     """(way, valid?) for a sector address."""
     line = sector_addr >> 7
@@ -42,7 +41,7 @@ def l1_sector_valid(hs, sm, sector_addr):
     return w, ((hs.L1L[S.LF_VALID, sm, line % hs.p[P_L1_SETS], w] >> bit) & 1) == 1
 
 
-@njit(cache=True)
+@jit
 def l1_fill(hs, sm, sector_addr):
     """Install a returned sector; evicts the LRU line (write-through: nothing to write back)."""
     line = sector_addr >> 7

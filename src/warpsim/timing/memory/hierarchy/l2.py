@@ -11,8 +11,6 @@ Atomics are performed here: a read-modify-write that leaves the sector dirty.
 
 from __future__ import annotations
 
-from numba import njit
-
 from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.route import address_parts, l2_set_of
 from warpsim.timing.memory.hierarchy.state import (
@@ -49,11 +47,12 @@ from warpsim.timing.memory.hierarchy.structs import (
     pool_alloc,
     pool_free_count,
 )
+from warpsim.timing.state import jit
 
 FULL = 0xFFFFFFFF
 
 
-@njit(cache=True)
+@jit
 def l2_find(hs, sl, st, line):
     for w in range(hs.p[P_L2_WAYS]):
         if hs.L2L[S.LF_TAG, sl, st, w] == line:
@@ -61,7 +60,7 @@ def l2_find(hs, sl, st, line):
     return NIL
 
 
-@njit(cache=True)
+@jit
 def _victim(hs, sl, st):
     """Invalid way, else the least recently used way without a fetch in flight; -1 if none."""
     best = NIL
@@ -77,19 +76,19 @@ def _victim(hs, sl, st):
     return best
 
 
-@njit(cache=True)
+@jit
 def _touch(hs, sl, st, w):
     hs.sc[SC_LRU_CLOCK] += 1
     hs.L2L[S.LF_LRU, sl, st, w] = hs.sc[SC_LRU_CLOCK]
 
 
-@njit(cache=True)
+@jit
 def _to_dram(hs, sl, r):
     fifo_push(hs.R[S.RF_NEXT], hs.SLV[S.SV_DQ_HEAD], hs.SLV[S.SV_DQ_TAIL], hs.SLV[S.SV_DQ_LEN], sl, r)
     hs.sc[SC_DQ_TOTAL] += 1
 
 
-@njit(cache=True)
+@jit
 def _evict(hs, sl, st, w, writeback):
     """Drop the line in way w; its dirty sectors become DRAM writes when `writeback`."""
     line = hs.L2L[S.LF_TAG, sl, st, w]
@@ -114,7 +113,7 @@ def _evict(hs, sl, st, w, writeback):
         hs.L2W[sl, st, w, b] = 0
 
 
-@njit(cache=True)
+@jit
 def _allocate(hs, sl, st, line):
     w = _victim(hs, sl, st)
     if w < 0:
@@ -124,21 +123,21 @@ def _allocate(hs, sl, st, line):
     return w
 
 
-@njit(cache=True)
+@jit
 def _reply(hs, sl, r):
     hs.R[S.RF_FLAGS, r] |= RF_REPLY
     fifo_push(hs.R[S.RF_NEXT], hs.SLV[S.SV_OUT_HEAD], hs.SLV[S.SV_OUT_TAIL], hs.SLV[S.SV_OUT_LEN], sl, r)
     hs.sc[SC_L2OUT_TOTAL] += 1
 
 
-@njit(cache=True)
+@jit
 def _fail(hs, rtype, code):
     hs.ST[1, rtype, S_RESERVATION_FAIL] += 1
     hs.FL[1, rtype, code] += 1
     return False
 
 
-@njit(cache=True)
+@jit
 def l2_access(hs, sl, r):
     """Tag stage for request r at slice sl; False (nothing changed) when it must retry."""
     a = hs.R[S.RF_ADDR, r]
@@ -219,7 +218,7 @@ def l2_access(hs, sl, r):
     return True
 
 
-@njit(cache=True)
+@jit
 def l2_fill(hs, d):
     """DRAM data for fetch record d is back: validate (merging written bytes), wake the MSHR."""
     sl = hs.R[S.RF_SLICE, d]
@@ -244,7 +243,7 @@ def l2_fill(hs, d):
             r = nxt
 
 
-@njit(cache=True)
+@jit
 def l2_install_range(hs, first_sector, n_sectors):
     """MemcpyHtoD warm-up: every 32 B sector is made valid (clean) in the slice that owns it."""
     for i in range(n_sectors):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from numba import njit
-
 from warpsim.timing.memory.hierarchy.hashing import decode, gather_bits, hash_index, remove_bit
 from warpsim.timing.memory.hierarchy.state import (
     P_D_CHBITS,
@@ -14,9 +12,10 @@ from warpsim.timing.memory.hierarchy.state import (
     P_NCH,
     P_SUBS,
 )
+from warpsim.timing.state import jit
 
 
-@njit(cache=True)
+@jit
 def _sub_bits(subs):
     b = 0
     while (1 << b) < subs:
@@ -24,7 +23,7 @@ def _sub_bits(subs):
     return b
 
 
-@njit(cache=True)
+@jit
 def address_parts(hs, addr):
     """(channel, slice, bank, row, column, compact address) of a byte address."""
     p = hs.p
@@ -37,12 +36,12 @@ def address_parts(hs, addr):
     return ch, sl, bank, row, col, compact
 
 
-@njit(cache=True)
+@jit
 def route_slice(hs, addr):
     return address_parts(hs, addr)[1]
 
 
-@njit(cache=True)
+@jit
 def l2_set_of(hs, addr):
     """Set of a sector's line inside its slice: hash of the line address with channel and
     sub-partition bits removed (otherwise those constant bits would leave sets unused)."""

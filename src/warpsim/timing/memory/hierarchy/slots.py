@@ -6,13 +6,12 @@ it completed in; events are processed in time order, so the ring is ordered by c
 
 from __future__ import annotations
 
-from numba import njit
-
 from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.state import NIL, P_PC, SC_DONE_TAIL, SC_SLOT_TOP
+from warpsim.timing.state import jit
 
 
-@njit(cache=True)
+@jit
 def slot_alloc(hs, token):
     top = hs.sc[SC_SLOT_TOP]
     if top == 0:
@@ -25,12 +24,12 @@ def slot_alloc(hs, token):
     return s
 
 
-@njit(cache=True)
+@jit
 def slot_free_count(hs):
     return hs.sc[SC_SLOT_TOP]
 
 
-@njit(cache=True)
+@jit
 def slot_dec(hs, s, time_fs):
     """One piece of instruction slot `s` finished at `time_fs`."""
     hs.SL[S.SLF_PENDING, s] -= 1

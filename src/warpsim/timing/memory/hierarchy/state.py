@@ -24,8 +24,8 @@ NIL = -1
  P_IC_FLIT, P_IC_INBUF, P_IC_LAT,
  P_D_HASH, P_D_CHSHIFT, P_D_CHBITS, P_D_NBK, P_D_NBKGRP, P_D_CCD, P_D_RRD, P_D_RCD, P_D_RAS,
  P_D_RP, P_D_RC, P_D_CL, P_D_WL, P_D_CDLR, P_D_WR, P_D_CCDL, P_D_RTPL, P_D_BURST, P_D_DUAL,
- P_D_FRFCFS, P_D_QSIZE, P_D_LAT, P_D_ATOM, P_D_SUBBIT, P_WB_HI, P_WB_LO,
- N_P) = range(55)
+ P_D_FRFCFS, P_D_QSIZE, P_D_LAT, P_D_ATOM, P_D_SUBBIT, P_WB_HI, P_WB_LO, P_TOTAL_THREADS,
+ N_P) = range(56)
 
 # ---- mutable scalars sc[] -------------------------------------------------------------------
 (SC_LAST_CYCLE, SC_TNOW, SC_K_IC, SC_K_L2, SC_K_DR,
@@ -34,8 +34,8 @@ NIL = -1
  SC_RR_REQ, SC_RR_REP, SC_LRU_CLOCK, SC_L1_WAYS,
  SC_IC_REQ_PKTS, SC_IC_REQ_FLITS, SC_IC_REP_PKTS, SC_IC_REP_FLITS,
  SC_SMEM_ACC, SC_SMEM_CONFLICT, SC_CONST_ACC, SC_ISSUE_FAIL, SC_DR_CYCLES, SC_L2_CYCLES,
- SC_IC_CYCLES, SC_POOL_HWM, SC_L1_TAG_LOOKUPS, SC_ICNT_STALL,
- N_SC) = range(34)
+ SC_IC_CYCLES, SC_POOL_HWM, SC_L1_TAG_LOOKUPS, SC_ICNT_STALL, SC_LOCAL_BASE,
+ N_SC) = range(35)
 
 # ---- request types (stats rows) -------------------------------------------------------------
 T_GLOBAL_R, T_LOCAL_R, T_GLOBAL_W, T_LOCAL_W, T_ATOMIC, T_L2_WRBK, N_TYPES = range(7)
@@ -110,6 +110,13 @@ class HierState(NamedTuple):
     d_st: np.ndarray   # int64 [n_ch, N_DST] DRAM counters
     ST: np.ndarray     # int64 [2 (L1, L2), N_TYPES, N_STATUS] access outcomes
     FL: np.ndarray     # int64 [2, N_TYPES, N_FAIL] reservation-failure reasons
+    X: np.ndarray      # int64 [N_X, X_WIDTH] scratch rows (compiled code never allocates), see X_*
+    H: np.ndarray      # int64 [n] the flat buffer every field above is a view of (pack.py)
+
+
+# scratch rows of X
+X_SEC, X_BM, X_SUB, X_COUNT, X_WORDS, X_ROWS, X_ADDR, N_X = range(8)
+X_WIDTH = 128
 
 
 # d_ch columns

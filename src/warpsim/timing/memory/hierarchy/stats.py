@@ -8,10 +8,10 @@ RESERVATION_FAIL and MSHR_HIT (a merged request is counted HIT_RESERVED and MSHR
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.state import HierState
+from warpsim.timing.state import jit
 
 
 def _breakdown(st: np.ndarray, fail: np.ndarray) -> tuple[dict, dict]:
@@ -27,13 +27,10 @@ def _breakdown(st: np.ndarray, fail: np.ndarray) -> tuple[dict, dict]:
 
 def _cache_summary(st: np.ndarray, fail: np.ndarray) -> dict:
     bd, fb = _breakdown(st, fail)
-    total = sum(v["TOTAL_ACCESS"] for v in bd.values())
-    misses = int(st[:, S.S_MISS].sum() + st[:, S.S_SECTOR_MISS].sum())
     return {
-        "accesses": total,
+        "accesses": sum(v["TOTAL_ACCESS"] for v in bd.values()),
         "hits": int(st[:, S.S_HIT].sum()),
-        "misses": misses,
-        "miss_rate": misses / total if total else 0.0,
+        "misses": int(st[:, S.S_MISS].sum() + st[:, S.S_SECTOR_MISS].sum()),
         "pending_hits": int(st[:, S.S_HIT_RESERVED].sum()),
         "mshr_merges": int(st[:, S.S_MSHR_HIT].sum()),
         "reservation_fails": int(st[:, S.S_RESERVATION_FAIL].sum()),
@@ -43,36 +40,25 @@ def _cache_summary(st: np.ndarray, fail: np.ndarray) -> dict:
 
 
 def collect_stats(hs: HierState) -> dict:
-    """Counts since the last reset: keys l1d, l2, dram, icnt (plus shared, const)."""
+    """Counts since the last reset: keys l1d, l2, dram, icnt (plus shared, const), with rates."""
     sc = hs.sc
     l1 = _cache_summary(hs.ST[0], hs.FL[0])
     l1["tag_lookups"] = int(sc[S.SC_L1_TAG_LOOKUPS])
     l1["per_sm_accesses"] = hs.SMV[S.SM_ACC].tolist()
     l1["per_sm_misses"] = hs.SMV[S.SM_MISS].tolist()
-    l1["ways"] = int(sc[S.SC_L1_WAYS])
-    l1["size_bytes"] = int(sc[S.SC_L1_WAYS] * hs.p[S.P_L1_SETS] * 128)
     l1["issue_refusals"] = int(sc[S.SC_ISSUE_FAIL])
     l2 = _cache_summary(hs.ST[1], hs.FL[1])
     l2["per_slice_accesses"] = hs.SLV[S.SV_ACC].tolist()
     l2["per_slice_misses"] = hs.SLV[S.SV_MISS].tolist()
     d = hs.d_st
-    reads = int(d[:, S.D_RD].sum())
-    writes = int(d[:, S.D_WR].sum())
-    acts = int(d[:, S.D_ACT].sum())
-    cols = reads + writes
-    dram_cycles = int(sc[S.SC_DR_CYCLES])
-    n_ch = int(hs.p[S.P_NCH])
-    busy = int(d[:, S.D_BUSY].sum())
     dram = {
-        "reads": reads,
-        "writes": writes,
-        "activates": acts,
+        "reads": int(d[:, S.D_RD].sum()),
+        "writes": int(d[:, S.D_WR].sum()),
+        "activates": int(d[:, S.D_ACT].sum()),
         "precharges": int(d[:, S.D_PRE].sum()),
-        "row_buffer_hit_rate": (cols - acts) / cols if cols else 0.0,
-        "busy_cycles": busy,
-        "active_cycles": dram_cycles,
-        "bandwidth_utilization": busy / (dram_cycles * n_ch) if dram_cycles else 0.0,
-        "avg_read_latency_dram_cycles": float(d[:, S.D_RDLAT_SUM].sum() / reads) if reads else 0.0,
+        "busy_cycles": int(d[:, S.D_BUSY].sum()),
+        "active_cycles": int(sc[S.SC_DR_CYCLES]),
+        "read_latency_sum": int(d[:, S.D_RDLAT_SUM].sum()),
         "per_channel_reads": d[:, S.D_RD].tolist(),
         "per_channel_writes": d[:, S.D_WR].tolist(),
     }
@@ -84,11 +70,39 @@ def collect_stats(hs: HierState) -> dict:
         "blocked_port_cycles": int(sc[S.SC_ICNT_STALL]),
         "active_cycles": int(sc[S.SC_IC_CYCLES]),
     }
-    return {
+    out = {
         "l1d": l1, "l2": l2, "dram": dram, "icnt": icnt,
         "shared": {"accesses": int(sc[S.SC_SMEM_ACC]), "bank_conflicts": int(sc[S.SC_SMEM_CONFLICT])},
-        "const": {"accesses": int(sc[S.SC_CONST_ACC]), "model": "perfect constant cache"},
+        "const": {"accesses": int(sc[S.SC_CONST_ACC])},
     }
+    return derive(out, hs)
+
+
+def derive(stats: dict, hs: HierState, elapsed_cycles: int | None = None) -> dict:
+    """(Re)compute the rates and configuration entries of a stats dict from its counters.
+
+    Per-kernel statistics are differences of two snapshots; rates are not differences, so
+    they are recomputed here from the differenced counters. `elapsed_cycles` (core cycles of the
+    kernel) gives DRAM utilisation over the kernel's wall-clock span as well.
+    """
+    for key in ("l1d", "l2"):
+        c = stats[key]
+        c["miss_rate"] = c["misses"] / c["accesses"] if c["accesses"] else 0.0
+    l1 = stats["l1d"]
+    l1["model"] = "hierarchy"
+    l1["ways"] = int(hs.sc[S.SC_L1_WAYS])
+    l1["size_bytes"] = int(hs.sc[S.SC_L1_WAYS] * hs.p[S.P_L1_SETS] * 128)
+    d = stats["dram"]
+    cols = d["reads"] + d["writes"]
+    n_ch = int(hs.p[S.P_NCH])
+    d["row_buffer_hit_rate"] = (cols - d["activates"]) / cols if cols else 0.0
+    d["bandwidth_utilization"] = d["busy_cycles"] / (d["active_cycles"] * n_ch) if d["active_cycles"] else 0.0
+    d["avg_read_latency_dram_cycles"] = d["read_latency_sum"] / d["reads"] if d["reads"] else 0.0
+    if elapsed_cycles is not None:
+        dram_cycles = elapsed_cycles * hs.p[S.P_PC] / hs.p[S.P_PDR]
+        d["utilization"] = d["busy_cycles"] / (dram_cycles * n_ch) if dram_cycles > 0 else 0.0
+    stats["const"]["model"] = "perfect constant cache"
+    return stats
 
 
 _COUNTERS = (S.SC_IC_REQ_PKTS, S.SC_IC_REQ_FLITS, S.SC_IC_REP_PKTS, S.SC_IC_REP_FLITS, S.SC_SMEM_ACC,
@@ -105,10 +119,10 @@ def reset_stats(hs: HierState) -> None:
         hs.sc[k] = 0
 
 
-@njit(cache=True)
+@jit
 def hier_sample(hs, out):
-    """Cumulative counters for the time series (diff two samples): out int64[4] =
-    L2 accesses, L2 misses, DRAM data-bus busy cycles (all channels), DRAM cycles x channels."""
+    """Cumulative counters for the time series (diff two samples): out int64[3] =
+    L2 accesses, L2 misses, DRAM data-bus busy cycles (all channels)."""
     acc = 0
     miss = 0
     for t in range(hs.ST[1].shape[0]):
@@ -121,7 +135,6 @@ def hier_sample(hs, out):
     out[0] = acc
     out[1] = miss
     out[2] = busy
-    out[3] = hs.sc[S.SC_DR_CYCLES] * hs.p[S.P_NCH]
 
 
 def _text_rows(prefix: str, bd: dict, fold_atomic: bool) -> list[str]:

@@ -6,15 +6,14 @@ and one time-ordered event heap.
 
 from __future__ import annotations
 
-from numba import njit
-
 from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.state import EV_BITS, NIL, SC_HEAP_N, SC_POOL_HWM, SC_POOL_TOP
+from warpsim.timing.state import jit
 
 # ---- request pool ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@jit
 def pool_alloc(hs):
     """A free request record (fields reset), or -1 when the pool is exhausted."""
     top = hs.sc[SC_POOL_TOP]
@@ -32,14 +31,14 @@ def pool_alloc(hs):
     return r
 
 
-@njit(cache=True)
+@jit
 def pool_release(hs, r):
     top = hs.sc[SC_POOL_TOP]
     hs.R[S.RF_FREE, top] = r
     hs.sc[SC_POOL_TOP] = top + 1
 
 
-@njit(cache=True)
+@jit
 def pool_free_count(hs):
     return hs.sc[SC_POOL_TOP]
 
@@ -47,7 +46,7 @@ def pool_free_count(hs):
 # ---- FIFOs threaded through r_next (head/tail/len arrays indexed by queue id) ----------------
 
 
-@njit(cache=True)
+@jit
 def fifo_push(r_next, head, tail, length, q, r):
     r_next[r] = NIL
     if tail[q] == NIL:
@@ -58,7 +57,7 @@ def fifo_push(r_next, head, tail, length, q, r):
     length[q] += 1
 
 
-@njit(cache=True)
+@jit
 def fifo_pop(r_next, head, tail, length, q):
     r = head[q]
     head[q] = r_next[r]
@@ -69,7 +68,7 @@ def fifo_pop(r_next, head, tail, length, q):
     return r
 
 
-@njit(cache=True)
+@jit
 def fifo_remove_after(r_next, head, tail, length, q, prev, r):
     """Unlink `r` whose predecessor is `prev` (NIL when r is the head): FR-FCFS picks mid-queue."""
     nxt = r_next[r]
@@ -86,7 +85,7 @@ def fifo_remove_after(r_next, head, tail, length, q, prev, r):
 # ---- event heap (min-heap on time; ties in insertion-independent but deterministic order) ----
 
 
-@njit(cache=True)
+@jit
 def heap_push(hs, time, kind, arg):
     ht = hs.EV[S.EVF_TIME]
     hc = hs.EV[S.EVF_CODE]
@@ -104,7 +103,7 @@ def heap_push(hs, time, kind, arg):
     hc[i] = code
 
 
-@njit(cache=True)
+@jit
 def heap_pop(hs):
     """Remove the earliest event; returns its code (kind | arg << EV_BITS)."""
     ht = hs.EV[S.EVF_TIME]
@@ -135,13 +134,13 @@ def heap_pop(hs):
 # H = [2, unit, table] (HF_KEY, HF_VAL); M = [4, unit, entries] (MF_HEAD, MF_TAIL, MF_CNT, MF_FREE)
 
 
-@njit(cache=True)
+@jit
 def _hash(key, mask):
     k = key >> 5
     return (k ^ (k >> 9) ^ (k >> 19) ^ (k >> 31)) & mask
 
 
-@njit(cache=True)
+@jit
 def mshr_lookup(H, row, key):
     """Entry id stored for `key` in unit `row`'s table, or -1."""
     mask = H.shape[2] - 1
@@ -155,7 +154,7 @@ def mshr_lookup(H, row, key):
         i = (i + 1) & mask
 
 
-@njit(cache=True)
+@jit
 def _hmap_insert(H, row, key, val):
     mask = H.shape[2] - 1
     i = _hash(key, mask)
@@ -165,7 +164,7 @@ def _hmap_insert(H, row, key, val):
     H[1, row, i] = val
 
 
-@njit(cache=True)
+@jit
 def _hmap_delete(H, row, key):
     """Remove `key` with backward-shift deletion (no tombstones, probes stay short)."""
     mask = H.shape[2] - 1
@@ -190,7 +189,7 @@ def _hmap_delete(H, row, key):
     H[1, row, i] = NIL
 
 
-@njit(cache=True)
+@jit
 def mshr_alloc(H, M, mtop, r_next, row, key, r):
     """New MSHR entry for `key` with `r` as its first waiting request; -1 when the table is full."""
     if mtop[row] == 0:
@@ -205,7 +204,7 @@ def mshr_alloc(H, M, mtop, r_next, row, key, r):
     return e
 
 
-@njit(cache=True)
+@jit
 def mshr_merge(M, r_next, row, e, r):
     r_next[r] = NIL
     r_next[M[1, row, e]] = r
@@ -213,7 +212,7 @@ def mshr_merge(M, r_next, row, e, r):
     M[2, row, e] += 1
 
 
-@njit(cache=True)
+@jit
 def mshr_release(H, M, mtop, row, key, e):
     """Drop the entry; the caller has taken its chain (M[MF_HEAD]) already."""
     _hmap_delete(H, row, key)
