@@ -37,6 +37,7 @@ from warpsim.timing.memory.fixed import (
     fixed_pop_done,
     fixed_stats,
 )
+from warpsim.timing.memory.hierarchy import fast as HF
 from warpsim.timing.memory.hierarchy.pack import unpack, unpack_py
 
 MODELS = ("fixed", "hierarchy")
@@ -122,6 +123,8 @@ def _is_fixed_type(ms) -> bool:
 def mem_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs):
     if isinstance(ms, FixedState):
         return fixed_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs)
+    if HF.issue_refused(ms.h, sm, token, mask):
+        return -1
     return H.hier_issue(unpack(ms.h), cycle, sm, token, space, kind, flags, width, mask, addrs)
 
 
@@ -140,7 +143,7 @@ def mem_pop_done(ms, cycle, out_tokens):
 def mem_next_event(ms):
     if isinstance(ms, FixedState):
         return fixed_next_event(ms)
-    return H.hier_next_event(unpack(ms.h))
+    return HF.next_event(ms.h)
 
 
 def mem_sample(ms, out):
@@ -159,8 +162,13 @@ def _ov_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs):
     if _is_fixed_type(ms):
         return lambda ms, cycle, sm, token, space, kind, flags, width, mask, addrs: fixed_issue(
             ms, cycle, sm, token, space, kind, flags, width, mask, addrs)
-    return lambda ms, cycle, sm, token, space, kind, flags, width, mask, addrs: H.hier_issue(
-        unpack(ms.h), cycle, sm, token, space, kind, flags, width, mask, addrs)
+
+    def hier(ms, cycle, sm, token, space, kind, flags, width, mask, addrs):
+        # refusals decided on the flat buffer first: back-pressure retries cost no unpacking
+        if HF.issue_refused(ms.h, sm, token, mask):
+            return -1
+        return H.hier_issue(unpack(ms.h), cycle, sm, token, space, kind, flags, width, mask, addrs)
+    return hier
 
 
 @overload(mem_tick, inline="always")
@@ -185,7 +193,7 @@ def _ov_pop_done(ms, cycle, out_tokens):
 def _ov_next_event(ms):
     if _is_fixed_type(ms):
         return lambda ms: fixed_next_event(ms)
-    return lambda ms: H.hier_next_event(unpack(ms.h))
+    return lambda ms: HF.next_event(ms.h)
 
 
 @overload(mem_sample, inline="always")

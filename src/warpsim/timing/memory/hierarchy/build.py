@@ -193,6 +193,7 @@ def build_hierarchy(gpu) -> HierState:
         L2M=mshr(n_sl, l2.mshr_entries), SLV=SLV, CHV=CHV, BK=BK,
         BG=i64(n_ch, d.nbkgrp, fill=-(1 << 20)), d_ch=_dram_channel_init(n_ch), d_st=i64(n_ch, S.N_DST),
         ST=i64(2, S.N_TYPES, S.N_STATUS), FL=i64(2, S.N_TYPES, S.N_FAIL), X=i64(S.N_X, S.X_WIDTH),
+        WC=i64(S.N_WC, n_sm * gpu.sm.max_warps),
     ))
 
 
@@ -210,6 +211,7 @@ def begin_kernel(hs: HierState, gpu, kernel_info, shmem_per_sm_bytes: int) -> No
     """Kernel launch: invalidate the L1s and re-carve the unified L1/shared array."""
     _, ways = carveout(gpu, int(shmem_per_sm_bytes))
     l1_flush(hs)
+    hs.WC[:] = 0                     # refusal cache: recomputed (the local base may change)
     hs.sc[S.SC_L1_WAYS] = min(ways, int(hs.p[S.P_L1_MAXWAYS]))
     hs.sc[S.SC_LOCAL_BASE] = int(getattr(kernel_info, "local_base", 0) or 0)
 

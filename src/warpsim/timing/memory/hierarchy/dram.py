@@ -94,15 +94,9 @@ def _intake(hs, ch, k):
 
 
 @jit
-def _col_ok(hs, ch, bk, k, write):
-    p = hs.p
-    if k < hs.BK[S.BF_COL, ch, bk]:
-        return False
-    dc = hs.d_ch
+def _chan_col_ok(p, dc, ch, k, write):
+    """Channel-wide column constraints (tCCD, read/write turnaround, data bus): bank-independent."""
     if k < dc[ch, DC_LAST_COL] + p[P_D_CCD]:
-        return False
-    bg = bk // (p[P_D_NBK] // p[P_D_NBKGRP])
-    if k < hs.BG[ch, bg] + p[P_D_CCDL]:
         return False
     if write:
         start = k + p[P_D_WL]
@@ -113,6 +107,18 @@ def _col_ok(hs, ch, bk, k, write):
         if k < dc[ch, DC_LAST_WR_END] + p[P_D_CDLR]:
             return False
     return start >= dc[ch, DC_BUS_FREE]
+
+
+@jit
+def _bank_col_ok(p, bank_col, bg_last, ch, bk, k):
+    """Per-bank column constraints: tRCD after ACT, tCCDL within the bank group.
+
+    Takes the two arrays it reads, not the whole state: it runs once per queued row hit.
+    """
+    if k < bank_col[ch, bk]:
+        return False
+    bg = bk // (p[P_D_NBK] // p[P_D_NBKGRP])
+    return k >= bg_last[ch, bg] + p[P_D_CCDL]
 
 
 @jit
@@ -152,7 +158,10 @@ def _schedule(hs, ch, k, write, hit_rows):
     nbk = p[P_D_NBK]
     for b in range(nbk):
         hit_rows[b] = 0
-    # pass 1: column command for the oldest row hit (FCFS: the head only)
+    # pass 1: column command for the oldest row hit (FCFS: the head only); the channel-wide
+    # constraints are the same for every candidate, so they are checked once
+    chan_ok = _chan_col_ok(p, hs.d_ch, ch, k, write)
+    bank_col = hs.BK[S.BF_COL]
     col_done = False
     prev = NIL
     r = head[ch]
@@ -160,7 +169,7 @@ def _schedule(hs, ch, k, write, hit_rows):
         bk = hs.R[S.RF_BANK, r]
         if hs.BK[S.BF_ROW, ch, bk] == hs.R[S.RF_ROW, r]:
             hit_rows[bk] = 1
-            if not col_done and _col_ok(hs, ch, bk, k, write):
+            if not col_done and chan_ok and _bank_col_ok(p, bank_col, hs.BG, ch, bk, k):
                 fifo_remove_after(hs.R[S.RF_NEXT], head, tail, length, ch, prev, r)
                 hs.sc[SC_DRQ_TOTAL] -= 1
                 _issue_col(hs, ch, r, k, write)
@@ -204,8 +213,12 @@ def _schedule(hs, ch, k, write, hit_rows):
 def dram_cycle(hs, k, hit_rows):
     """One DRAM command cycle k for every channel with work."""
     p = hs.p
+    subs = p[P_SUBS]
     for ch in range(p[P_NCH]):
-        _intake(hs, ch, k)
+        for sub in range(subs):
+            if hs.SLV[S.SV_DQ_LEN, ch * subs + sub] > 0:     # _intake only when there is something to take
+                _intake(hs, ch, k)
+                break
         nr = hs.CHV[S.CV_RQ_LEN, ch]
         nw = hs.CHV[S.CV_WQ_LEN, ch]
         if nr + nw == 0:

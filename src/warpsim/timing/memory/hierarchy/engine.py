@@ -70,6 +70,7 @@ def _sm_arrive(hs, r, t):
         return
     if kind == RK_READ:
         a = hs.R[S.RF_ADDR, r]
+        hs.SMV[S.SM_EPOCH, sm] += 1      # valid bits and MSHRs change: cached refusals are stale
         l1_fill(hs, sm, a)
         e = mshr_lookup(hs.L1H, sm, a)     # the waiting chain is in the L1 MSHR
         pool_release(hs, r)

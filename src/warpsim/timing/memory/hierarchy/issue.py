@@ -119,8 +119,21 @@ def _refuse(hs, rtype, fail, count):
 
 
 @jit
+def _refuse_mshr(hs, rtype, fail, count, sm, warp):
+    """An MSHR refusal, remembered with the SM's epoch (the same answer until the epoch moves)."""
+    if warp < hs.WC.shape[1]:
+        hs.WC[S.WC_FAIL, warp] = fail
+        hs.WC[S.WC_EPOCH, warp] = hs.SMV[S.SM_EPOCH, sm]
+    return _refuse(hs, rtype, fail, count)
+
+
+@jit
 def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
-    """Accept a warp memory instruction: LDST busy cycles (>= 1), or -1 to retry later."""
+    """Accept a warp memory instruction: LDST busy cycles (>= 1), or -1 to retry later.
+
+    The core first asks fast.issue_refused (flat buffer, no unpacking): a warp refused before is
+    usually refused again for the same reason, decided from its cached sector count (WC).
+    """
     if slot_free_count(hs) == 0:
         hs.sc[SC_ISSUE_FAIL] += 1
         return -1
@@ -139,6 +152,9 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
         hs.sc[SC_CONST_ACC] += 1
         _fixed(hs, cycle, token, p[P_L1_LAT])
         return 1
+    # remember the sector count and request type while the warp is refused (hier_issue's fast path)
+    wc = hs.WC
+    warp = token // PENDING_PER_WARP
     sec = hs.X[S.X_SEC]
     bm = hs.X[S.X_BM]
     sub = hs.X[S.X_SUB]
@@ -157,6 +173,10 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
     else:
         rtype = T_LOCAL_R if local else T_GLOBAL_R
     # ---- admission (dry run) ----------------------------------------------------------------
+    if warp < wc.shape[1]:
+        wc[S.WC_N1, warp] = n + 1       # kept while refused, cleared below once accepted
+        wc[S.WC_TYPE, warp] = rtype
+        wc[S.WC_FAIL, warp] = -1
     if pool_free_count(hs) < 2 * n:
         hs.sc[SC_ISSUE_FAIL] += 1
         return -1
@@ -175,7 +195,7 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
                     if sec[k] == sec[j]:
                         extra += 1
                 if hs.L1M[S.MF_CNT, sm, e] + extra >= p[P_L1_MERGE]:
-                    return _refuse(hs, rtype, F_MSHR_MERGE, n)
+                    return _refuse_mshr(hs, rtype, F_MSHR_MERGE, n, sm, warp)
                 continue
             first = True
             for k in range(j):
@@ -185,8 +205,11 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
             if first:
                 new_entries += 1
         if new_entries > hs.SMV[S.SM_MTOP, sm]:
-            return _refuse(hs, rtype, F_MSHR_ENTRY, n)
+            return _refuse_mshr(hs, rtype, F_MSHR_ENTRY, n, sm, warp)
     # ---- commit -----------------------------------------------------------------------------
+    if warp < wc.shape[1]:
+        wc[S.WC_N1, warp] = 0
+    hs.SMV[S.SM_EPOCH, sm] += 1
     occ = bank_cycles(sec, n, p[P_L1_BANKS], hs.X[S.X_COUNT])
     slot = slot_alloc(hs, token)
     pc = p[P_PC]

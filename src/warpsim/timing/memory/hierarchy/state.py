@@ -76,7 +76,9 @@ HF_KEY, HF_VAL = 0, 1                                  # L1H / L2H [2, unit, tab
 MF_HEAD, MF_TAIL, MF_CNT, MF_FREE = range(4)           # L1M / L2M [4, unit, entries]: MSHR entries
 # SMV [N_SMV, n_sm]
 (SM_MTOP, SM_MQ_HEAD, SM_MQ_TAIL, SM_MQ_LEN, SM_MQ_RES, SM_SRC_BUSY, SM_RDST_BUSY, SM_ACC, SM_MISS,
- N_SMV) = range(10)
+ SM_EPOCH, N_SMV) = range(11)
+# SM_EPOCH counts changes to an SM's L1 valid bits and L1 MSHRs (accepted instruction, read reply):
+# an MSHR refusal cached at one epoch is still the answer while the epoch is unchanged
 # SLV [N_SLV, n_slice]
 (SV_MTOP, SV_DST_BUSY, SV_BUF, SV_RSRC_BUSY, SV_ACC, SV_MISS, SV_IN_HEAD, SV_IN_TAIL, SV_IN_LEN,
  SV_OUT_HEAD, SV_OUT_TAIL, SV_OUT_LEN, SV_DQ_HEAD, SV_DQ_TAIL, SV_DQ_LEN, N_SLV) = range(16)
@@ -111,8 +113,13 @@ class HierState(NamedTuple):
     ST: np.ndarray     # int64 [2 (L1, L2), N_TYPES, N_STATUS] access outcomes
     FL: np.ndarray     # int64 [2, N_TYPES, N_FAIL] reservation-failure reasons
     X: np.ndarray      # int64 [N_X, X_WIDTH] scratch rows (compiled code never allocates), see X_*
+    WC: np.ndarray     # int64 [N_WC, n_warps] per-warp refusal cache (issue.py): sectors + 1, request type
     H: np.ndarray      # int64 [n] the flat buffer every field above is a view of (pack.py)
 
+
+# rows of WC: a refused warp retries the same instruction until it is accepted, so its sector
+# count and request type are kept from the first refusal (0 = nothing cached)
+WC_N1, WC_TYPE, WC_FAIL, WC_EPOCH, N_WC = range(5)
 
 # scratch rows of X
 X_SEC, X_BM, X_SUB, X_COUNT, X_WORDS, X_ROWS, X_ADDR, N_X = range(8)

@@ -1,0 +1,108 @@
+"""The two hierarchy entry points the core calls most often, on the packed buffer itself.
+
+Unpacking HierState (pack.unpack) reshapes ~20 views, each through numba's reshape helper; a
+profile of a memory-bound run put 19% of all time there, most of it for two questions asked
+every core cycle or every refused issue. These functions answer them with plain index
+arithmetic on the flat buffer `h` (one array argument: cheap to pass) and must agree exactly
+with engine.hier_next_event and with the refusals hier_issue would make (tests/memory/test_fast.py).
+"""
+
+from __future__ import annotations
+
+from warpsim.timing.memory.hierarchy import state as S
+from warpsim.timing.memory.hierarchy.pack import FIELDS
+from warpsim.timing.state import PENDING_PER_WARP, jit
+
+_P, _SC, _SL, _EV, _SMV, _ST, _FL, _WC = (FIELDS.index(n) for n in ("p", "sc", "SL", "EV", "SMV", "ST", "FL",
+                                                                     "WC"))
+INF = S.INF
+
+
+@jit
+def _off(h, k):
+    return h[1 + 5 * k]
+
+
+@jit
+def _dim(h, k, d):
+    return h[2 + 5 * k + d]
+
+
+@jit
+def _edge_time(k, period, t_floor):
+    if k * period < t_floor:
+        k = (t_floor + period - 1) // period
+    return k * period
+
+
+@jit
+def next_event(h):
+    """engine.hier_next_event on the packed buffer."""
+    op = _off(h, _P)
+    osc = _off(h, _SC)
+    t = INF
+    if h[osc + S.SC_HEAP_N] > 0:
+        t = h[_off(h, _EV)]                                  # EV[EVF_TIME, 0]
+    tnow = h[osc + S.SC_TNOW]
+    if h[osc + S.SC_MQ_TOTAL] + h[osc + S.SC_L2OUT_TOTAL] > 0:
+        t = min(t, _edge_time(h[osc + S.SC_K_IC], h[op + S.P_PIC], tnow))
+    if h[osc + S.SC_L2IN_TOTAL] > 0:
+        t = min(t, _edge_time(h[osc + S.SC_K_L2], h[op + S.P_PL2], tnow))
+    if h[osc + S.SC_DQ_TOTAL] + h[osc + S.SC_DRQ_TOTAL] > 0:
+        t = min(t, _edge_time(h[osc + S.SC_K_DR], h[op + S.P_PDR], tnow))
+    c = INF
+    if t < INF:
+        pc = h[op + S.P_PC]
+        c = (t + pc - 1) // pc
+    head = h[osc + S.SC_DONE_HEAD]
+    if h[osc + S.SC_DONE_TAIL] > head:
+        n = _dim(h, _SL, 1)
+        c = min(c, h[_off(h, _SL) + S.SLF_DCYCLE * n + head % n])
+    if c >= INF:
+        return INF
+    return max(c, h[osc + S.SC_LAST_CYCLE] + 1)
+
+
+@jit
+def issue_refused(h, sm, token, mask):
+    """True when hier_issue would refuse now and the refusal was counted here (as hier_issue counts).
+
+    Decides only what needs no sector addresses: no free instruction slot; or, for a warp whose
+    last attempt was refused (WC holds its sector count), too few pool entries, a full miss queue,
+    or an MSHR refusal at an unchanged SM epoch. Anything else (False) goes to hier_issue.
+    """
+    osc = _off(h, _SC)
+    if h[osc + S.SC_SLOT_TOP] == 0:
+        h[osc + S.SC_ISSUE_FAIL] += 1
+        return True
+    if mask == 0:
+        return False
+    owc = _off(h, _WC)
+    nw = _dim(h, _WC, 1)
+    warp = token // PENDING_PER_WARP
+    if warp >= nw:
+        return False
+    n1 = h[owc + S.WC_N1 * nw + warp]
+    if n1 <= 0:
+        return False
+    n = n1 - 1
+    if h[osc + S.SC_POOL_TOP] < 2 * n:
+        h[osc + S.SC_ISSUE_FAIL] += 1
+        return True
+    osmv = _off(h, _SMV)
+    nsm = _dim(h, _SMV, 1)
+    fail = -1
+    if h[osmv + S.SM_MQ_RES * nsm + sm] >= h[_off(h, _P) + S.P_L1_MQ]:
+        fail = S.F_MISS_QUEUE_FULL
+    else:
+        cached = h[owc + S.WC_FAIL * nw + warp]
+        if cached >= 0 and h[owc + S.WC_EPOCH * nw + warp] == h[osmv + S.SM_EPOCH * nsm + sm]:
+            fail = cached
+    if fail < 0:
+        return False
+    rtype = h[owc + S.WC_TYPE * nw + warp]
+    # ST / FL [2 (L1, L2), N_TYPES, N_STATUS / N_FAIL]: the L1 row
+    h[_off(h, _ST) + rtype * S.N_STATUS + S.S_RESERVATION_FAIL] += n
+    h[_off(h, _FL) + rtype * S.N_FAIL + fail] += n
+    h[osc + S.SC_ISSUE_FAIL] += 1
+    return True

@@ -1,0 +1,74 @@
+"""fast.py answers on the packed buffer exactly what the unpacked entry points answer.
+
+Scenario: one SM streams 32-sector gathers until the miss queue (and later the MSHRs) refuse;
+at every step the flat next_event must equal hier_next_event, and whenever issue_refused decides
+a refusal, the buffer must be byte-identical to what hier_issue itself leaves behind.
+"""
+
+import numpy as np
+
+from warpsim.config import load_gpu
+from warpsim.ir.kinds import InstKind, MemSpace
+from warpsim.timing.memory import build_memory
+from warpsim.timing.memory.hierarchy import S, hier_issue, hier_next_event, hier_tick
+from warpsim.timing.memory.hierarchy.fast import issue_refused, next_event
+from warpsim.timing.memory.hierarchy.pack import FIELDS, unpack_py
+from warpsim.timing.state import PENDING_PER_WARP
+
+FULL = np.uint32(0xFFFFFFFF)
+SMALL = ("sc", "ST", "FL", "WC", "SMV")     # everything issue_refused may write, and more
+
+
+def _addrs(k):
+    # 32 lanes, each in its own 128 B line: 32 sectors per instruction
+    return (np.arange(32, dtype=np.uint64) * np.uint64(4096) + np.uint64(0x10000000 + 128 * k))
+
+
+def _issue(hs, cycle, token, k):
+    return hier_issue(hs, cycle, 0, token, int(MemSpace.GLOBAL), int(InstKind.LOAD), 0, 4, FULL, _addrs(k))
+
+
+def test_fast_paths_match_the_unpacked_entry_points():
+    gpu = load_gpu("QV100", ["memory_model=hierarchy"])
+    h = build_memory(gpu, 64 * PENDING_PER_WARP).h
+    hs = unpack_py(h)
+    decided = refused = 0
+    pending = list(range(40))                   # warp w wants to issue its k-th gather
+    cycle = 0
+    while pending and cycle < 20000:
+        assert next_event(h) == hier_next_event(hs)
+        if next_event(h) <= cycle:
+            hier_tick(hs, cycle)
+        for w in list(pending):
+            token = w * PENDING_PER_WARP
+            full = decided < 20                 # whole-buffer copies are 44 MB: only the first few
+            before = h.copy() if full else None
+            small = [getattr(hs, f).copy() for f in SMALL]
+            if issue_refused(h, 0, token, FULL):
+                decided += 1
+                fast_small = [getattr(hs, f).copy() for f in SMALL]
+                fast_full = h.copy() if full else None
+                if full:
+                    h[:] = before
+                else:
+                    for f, v in zip(SMALL, small, strict=True):
+                        getattr(hs, f)[...] = v
+                assert _issue(hs, cycle, token, w) == -1
+                for f, v in zip(SMALL, fast_small, strict=True):
+                    assert np.array_equal(getattr(hs, f), v), f
+                if full:
+                    fast = unpack_py(fast_full)
+                    for name in FIELDS:
+                        if name != "X":             # scratch rows: contents are not state
+                            assert np.array_equal(getattr(hs, name), getattr(fast, name)), name
+                continue
+            for f, v in zip(SMALL, small, strict=True):      # not decided: nothing touched
+                assert np.array_equal(getattr(hs, f), v), f
+            if _issue(hs, cycle, token, w) < 0:
+                refused += 1
+            else:
+                pending.remove(w)
+        cycle += 1
+    assert not pending
+    assert refused > 0 and decided > 0         # both paths were exercised
+    assert hs.sc[S.SC_ISSUE_FAIL] >= decided + refused
