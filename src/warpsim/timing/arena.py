@@ -105,15 +105,15 @@ class ArenaManager:
         if self.top_inst + need_i <= cap_i and self.top_addr + need_a <= cap_a:
             return
         live_i, live_a = self._compact(wp, ct)
-        if self.top_inst + need_i <= cap_i and self.top_addr + need_a <= cap_a:
-            if live_i + need_i <= cap_i // 2 and live_a + need_a <= cap_a // 2:
-                return
-        new_i = max(cap_i, 1)
-        while live_i + need_i > new_i // 2:
-            new_i *= 2
-        new_a = max(cap_a, 1)
-        while live_a + need_a > new_a // 2:
-            new_a *= 2
+        # keep the arena at most 3/4 full after compaction, so compactions stay amortised; grow to
+        # 1.5x what is needed (not to a power of two: the resident warps of a full GPU can hold
+        # ~10M instructions, and doubling past that would cost gigabytes)
+        ok_i = live_i + need_i <= cap_i * 3 // 4
+        ok_a = live_a + need_a <= cap_a * 3 // 4
+        if ok_i and ok_a and self.top_inst + need_i <= cap_i and self.top_addr + need_a <= cap_a:
+            return
+        new_i = cap_i if ok_i else (live_i + need_i) * 3 // 2 + 1024
+        new_a = cap_a if ok_a else (live_a + need_a) * 3 // 2 + 256
         if new_i != cap_i or new_a != cap_a:
             old = self.ar
             fresh = new_arena(new_i, new_a)
