@@ -61,7 +61,8 @@ def round_frac(q: Fraction, dt, mode: str = "rn", zero_neg: bool = False):
         elif dhi < dlo:
             r = hi
         else:
-            bits = np.array([lo]).view(np.uint32 if dt == np.float32 else np.uint64)[0]
+            uint = {2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dt).itemsize]
+            bits = np.array([lo], dtype=dt).view(uint)[0]
             r = lo if int(bits) % 2 == 0 else hi
     if r == 0:
         return dt(-0.0) if q < 0 else dt(0.0)
