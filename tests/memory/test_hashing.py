@@ -1,10 +1,13 @@
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from warpsim.errors import InputError
 from warpsim.timing.memory.hierarchy.hashing import (
     IRREDUCIBLE,
     gf2_mod,
+    gf2_mod_bytes,
     hash_code,
     hash_index,
     parse_address_map,
@@ -17,6 +20,11 @@ def test_gf2_mod_by_hand():
     assert gf2_mod(0b100000, 0b100101, 5) == 0b101
     # (x^6 + x) mod (x^5 + x^2 + 1) = x*(x^2+1) + x = x^3
     assert gf2_mod(0b1000010, 0b100101, 5) == 0b1000
+
+
+@given(st.integers(0, (1 << 62) - 1), st.integers(1, IRREDUCIBLE.shape[0] - 1))
+def test_table_reduction_equals_polynomial_division(value, degree):
+    assert gf2_mod_bytes(value, degree) == gf2_mod(value, int(IRREDUCIBLE[degree]), degree)
 
 
 def test_irreducible_table_has_no_small_factors():

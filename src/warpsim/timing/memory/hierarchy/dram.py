@@ -148,6 +148,29 @@ def _issue_col(hs, ch, r, k, write):
 
 
 @jit
+def _row_still_hit(R, head, ch, bk, row, issued_bank, hit_rows, frfcfs):
+    """Does a queued request (or this cycle's column command) still hit bank bk's open row?
+
+    FCFS looks at the head only, which reaches here only when it misses. Asked only when a
+    precharge is otherwise allowed; answers are kept in hit_rows for the rest of the cycle
+    (0 unknown, 1 yes, 2 no), so the queue is walked at most once per bank and cycle.
+    """
+    if bk == issued_bank:
+        return True
+    if not frfcfs:
+        return False
+    if hit_rows[bk] == 0:
+        hit_rows[bk] = 2
+        r = head[ch]
+        while r != NIL:
+            if R[S.RF_BANK, r] == bk and R[S.RF_ROW, r] == row:
+                hit_rows[bk] = 1
+                break
+            r = R[S.RF_NEXT, r]
+    return hit_rows[bk] == 1
+
+
+@jit
 def _schedule(hs, ch, k, write, hit_rows):
     p = hs.p
     if write:
@@ -158,33 +181,29 @@ def _schedule(hs, ch, k, write, hit_rows):
     nbk = p[P_D_NBK]
     for b in range(nbk):
         hit_rows[b] = 0
-    # pass 1: column command for the oldest row hit (FCFS: the head only); the channel-wide
-    # constraints are the same for every candidate, so they are checked once
-    chan_ok = _chan_col_ok(p, hs.d_ch, ch, k, write)
-    bank_col = hs.BK[S.BF_COL]
-    col_done = False
-    prev = NIL
-    r = head[ch]
-    while r != NIL:
-        bk = hs.R[S.RF_BANK, r]
-        if hs.BK[S.BF_ROW, ch, bk] == hs.R[S.RF_ROW, r]:
-            hit_rows[bk] = 1
-            if not col_done and chan_ok and _bank_col_ok(p, bank_col, hs.BG, ch, bk, k):
+    # pass 1: column command for the oldest row hit (FCFS: the head only). The channel-wide
+    # constraints are the same for every candidate: when they fail nothing is walked.
+    issued_bank = -1
+    if _chan_col_ok(p, hs.d_ch, ch, k, write):
+        bank_col = hs.BK[S.BF_COL]
+        prev = NIL
+        r = head[ch]
+        while r != NIL:
+            bk = hs.R[S.RF_BANK, r]
+            if hs.BK[S.BF_ROW, ch, bk] == hs.R[S.RF_ROW, r] and _bank_col_ok(p, bank_col, hs.BG, ch, bk, k):
                 fifo_remove_after(hs.R[S.RF_NEXT], head, tail, length, ch, prev, r)
                 hs.sc[SC_DRQ_TOTAL] -= 1
                 _issue_col(hs, ch, r, k, write)
-                col_done = True
-                if not frfcfs:
-                    break
-                r = head[ch] if prev == NIL else hs.R[S.RF_NEXT, prev]
-                continue
-        if not frfcfs:
-            break
-        prev = r
-        r = hs.R[S.RF_NEXT, r]
-    if col_done and p[P_D_DUAL] == 0:
+                issued_bank = bk
+                break
+            if not frfcfs:
+                break
+            prev = r
+            r = hs.R[S.RF_NEXT, r]
+    if issued_bank >= 0 and p[P_D_DUAL] == 0:
         return
-    # pass 2: one row command for the oldest request whose row is not open
+    # pass 2: one row command for the oldest request whose row is not open; FR-FCFS never
+    # closes a row that a queued request still hits (FCFS looks at the head only)
     r = head[ch]
     while r != NIL:
         bk = hs.R[S.RF_BANK, r]
@@ -199,7 +218,8 @@ def _schedule(hs, ch, k, write, hit_rows):
                     hs.d_ch[ch, DC_LAST_ACT] = k
                     hs.d_st[ch, D_ACT] += 1
                     return
-            elif hit_rows[bk] == 0 and k >= hs.BK[S.BF_PRE, ch, bk]:
+            elif k >= hs.BK[S.BF_PRE, ch, bk] and not _row_still_hit(hs.R, head, ch, bk, row, issued_bank,
+                                                                     hit_rows, frfcfs):
                 hs.BK[S.BF_ROW, ch, bk] = NIL
                 hs.BK[S.BF_ACT, ch, bk] = max(hs.BK[S.BF_ACT, ch, bk], k + p[P_D_RP])
                 hs.d_st[ch, D_PRE] += 1
