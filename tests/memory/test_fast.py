@@ -44,7 +44,8 @@ def test_fast_paths_match_the_unpacked_entry_points():
             full = decided < 20                 # whole-buffer copies are 44 MB: only the first few
             before = h.copy() if full else None
             small = [getattr(hs, f).copy() for f in SMALL]
-            if issue_refused(h, 0, token, FULL):
+            code = issue_refused(h, 0, token, FULL)
+            if code < 0:
                 decided += 1
                 fast_small = [getattr(hs, f).copy() for f in SMALL]
                 fast_full = h.copy() if full else None
@@ -53,7 +54,7 @@ def test_fast_paths_match_the_unpacked_entry_points():
                 else:
                     for f, v in zip(SMALL, small, strict=True):
                         getattr(hs, f)[...] = v
-                assert _issue(hs, cycle, token, w) == -1
+                assert _issue(hs, cycle, token, w) == code
                 for f, v in zip(SMALL, fast_small, strict=True):
                     assert np.array_equal(getattr(hs, f), v), f
                 if full:
@@ -72,3 +73,32 @@ def test_fast_paths_match_the_unpacked_entry_points():
     assert not pending
     assert refused > 0 and decided > 0         # both paths were exercised
     assert hs.sc[S.SC_ISSUE_FAIL] >= decided + refused
+
+
+def test_flat_pops_match_the_unpacked_ones():
+    """pop_done / pop_wakes on the packed buffer take exactly what the unpacked versions take."""
+    from warpsim.timing.memory.hierarchy import hier_pop_done, hier_pop_wakes
+    from warpsim.timing.memory.hierarchy.fast import pop_done, pop_wakes
+
+    gpu = load_gpu("QV100", ["memory_model=hierarchy"])
+    h = build_memory(gpu, 64 * PENDING_PER_WARP).h
+    hs = unpack_py(h)
+    for w in range(40):                      # fill the miss queue until SM 0 refuses (and waits)
+        _issue(hs, 0, w * PENDING_PER_WARP, w)
+    assert hs.SMV[S.SM_WAIT, 0] != 0
+    popped = woken = 0
+    a, b = np.zeros(1024, np.int64), np.zeros(1024, np.int64)
+    for cycle in range(1, 6000):
+        hier_tick(hs, cycle)
+        saved = hs.sc.copy(), hs.SMV.copy()          # all that the pops change
+        n_flat, m_flat = pop_done(h, cycle, a), pop_wakes(h, cycle, a[512:])
+        after = hs.sc.copy(), hs.SMV.copy()
+        hs.sc[:], hs.SMV[:] = saved
+        n_ref, m_ref = hier_pop_done(hs, cycle, b), hier_pop_wakes(hs, cycle, b[512:])
+        assert (n_flat, m_flat) == (n_ref, m_ref)
+        assert np.array_equal(a[:n_flat], b[:n_ref])
+        assert np.array_equal(a[512:512 + m_flat], b[512:512 + m_ref])
+        assert np.array_equal(hs.sc, after[0]) and np.array_equal(hs.SMV, after[1])
+        popped += n_flat
+        woken += m_flat
+    assert popped > 0 and woken > 0          # the miss queue drained below its limit: SM 0 woken

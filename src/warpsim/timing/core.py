@@ -9,7 +9,7 @@ grow the time-series buffer, or stop.
 from __future__ import annotations
 
 from warpsim.timing.cta_scheduler import kernel_start_events, place_ctas
-from warpsim.timing.memory import mem_next_event, mem_pop_done, mem_sample, mem_tick
+from warpsim.timing.memory import mem_next_event, mem_pop_done, mem_pop_wakes, mem_sample, mem_tick
 from warpsim.timing.scheduler import scan_scheduler
 from warpsim.timing.state import (
     G_ACTIVE_SMS,
@@ -35,7 +35,9 @@ from warpsim.timing.state import (
     K_RESIDENT,
     K_STARTED,
     MAX_DST,
+    P_WARPS_PER_SM,
     PENDING_PER_WARP,
+    REFUSED,
     S_LAST_REASON,
     S_LAST_T,
     S_WAKE,
@@ -71,6 +73,18 @@ def _complete_memory(token, t, wp, sc, p):
     q = sched_of(g, p)
     if sc.s[q, S_WAKE] > t:
         sc.s[q, S_WAKE] = t
+
+
+@jit
+def _wake_refused(sm, t, wp, sc, p):
+    """The memory system says SM `sm` may now accept what it refused: its refused warps retry."""
+    wps = p[P_WARPS_PER_SM]
+    for g in range(sm * wps, (sm + 1) * wps):
+        if wp.w[g, W_READY] == REFUSED:
+            wp.w[g, W_READY] = t
+            q = sched_of(g, p)
+            if sc.s[q, S_WAKE] > t:
+                sc.s[q, S_WAKE] = t
 
 
 @jit
@@ -112,6 +126,9 @@ def run(t_stop, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms, done_buf):
                 nd = mem_pop_done(ms, t, done_buf)
                 for x in range(nd):
                     _complete_memory(done_buf[x], t, wp, sc, pr.p)
+            nw = mem_pop_wakes(ms, t, done_buf)
+            for x in range(nw):
+                _wake_refused(done_buf[x], t, wp, sc, pr.p)
         next_start = kernel_start_events(t, kn, gl)
         for k in range(nk):
             if kk[k, K_ACTIVE] and kk[k, K_MORE] and kk[k, K_QTAIL] - kk[k, K_QHEAD] < kk[k, K_LOW]:

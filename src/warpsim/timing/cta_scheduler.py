@@ -113,7 +113,7 @@ def _place(s, k, t, bl, wp, sc, ct, sms, kn, gl, p):
             w[g, W_AT_BAR] = 0
             w[g, W_OUTSTANDING] = 0
             w[g, W_LAST_COMPLETE] = 0
-            w[g, W_READY] = 0
+            w[g, W_READY] = t + 1         # a placed warp issues from the next cycle on
             for r in range(nregs):
                 wp.reg[g, r] = 0
             for x in range(wp.pend.shape[1]):

@@ -42,6 +42,7 @@ from warpsim.timing.state import (
     P_POLICY,
     P_WARPS_PER_SM,
     PENDING_PER_WARP,
+    REFUSED,
     S_GREEDY,
     S_LAST_REASON,
     S_LAST_T,
@@ -153,8 +154,8 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
             occ = mem_issue(ms, t, g // p[P_WARPS_PER_SM], token, inst[i, I_SPACE], kind, inst[i, I_FLAGS],
                             inst[i, I_WIDTH], np.int64(inst[i, I_MASK]) & 0xFFFFFFFF,
                             ar.addr[inst[i, I_MROW]])
-            if occ < 0:
-                outcome, when = MEMORY, t + 1
+            if occ < 0:     # refused: retry next cycle (-1) or when the memory system wakes the SM
+                outcome, when = MEMORY, (t + 1 if occ == -1 else REFUSED)
                 break
             wp.pend[g, slot, 0] = 1
             w[g, W_OUTSTANDING] += 1
@@ -246,7 +247,7 @@ def _demote(q, g, sc):
         sc.order[q, n - 1] = g
 
 
-@jit
+@jit_inline
 def scan_scheduler(q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
     """One scheduler cycle: account the cycles it slept, then issue at most one instruction."""
     s = sc.s
@@ -311,4 +312,5 @@ def scan_scheduler(q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
             reason = _reason(bits)
             s[q, S_LAST_REASON] = reason
             gl.stalls[reason] += 1
-            s[q, S_WAKE] = max(earliest, t + 1)
+            # a refused warp (REFUSED) sleeps until the memory system wakes its SM
+            s[q, S_WAKE] = INF if earliest >= REFUSED else max(earliest, t + 1)

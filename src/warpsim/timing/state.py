@@ -18,6 +18,7 @@ from warpsim.ir.kinds import N_UNITS
 from warpsim.ir.records import MAX_DST, MAX_SRC
 
 INF = np.int64(1) << np.int64(62)
+REFUSED = INF - 1       # W_READY of a warp the memory system refused until it wakes the SM
 PENDING_PER_WARP = 32      # outstanding memory instructions a warp may have in flight
 
 

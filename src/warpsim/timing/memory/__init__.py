@@ -1,10 +1,12 @@
 """The memory system behind the LDST unit, as seen by the SM core.
 
-The core calls five compiled functions and never looks inside:
-  mem_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs) -> LDST busy cycles, or -1
-      when the memory system cannot take the access this cycle (back-pressure, retried later);
+The core calls six compiled functions and never looks inside:
+  mem_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs) -> LDST busy cycles, or
+      a refusal when the memory system cannot take the access now (back-pressure): -1 retry on
+      the next cycle, -2 retry once mem_pop_wakes names the SM;
   mem_tick(ms, cycle)            advance internal state to `cycle`;
   mem_pop_done(ms, cycle, out)   tokens whose access completed by `cycle` (every token exactly once);
+  mem_pop_wakes(ms, cycle, out)  SMs whose -2-refused warps should retry at `cycle`;
   mem_next_event(ms)             earliest cycle anything inside can change (for idle skipping);
   mem_sample(ms, out)            out[0:3] = cumulative L2 accesses, L2 misses, DRAM busy cycles.
 `ms` is a MemState: a NamedTuple of a FEW arrays (the core is compiled without reference counting
@@ -123,8 +125,9 @@ def _is_fixed_type(ms) -> bool:
 def mem_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs):
     if isinstance(ms, FixedState):
         return fixed_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs)
-    if HF.issue_refused(ms.h, sm, token, mask):
-        return -1
+    refused = HF.issue_refused(ms.h, sm, token, mask)
+    if refused < 0:
+        return refused
     return H.hier_issue(unpack(ms.h), cycle, sm, token, space, kind, flags, width, mask, addrs)
 
 
@@ -137,7 +140,13 @@ def mem_tick(ms, cycle):
 def mem_pop_done(ms, cycle, out_tokens):
     if isinstance(ms, FixedState):
         return fixed_pop_done(ms, cycle, out_tokens)
-    return H.hier_pop_done(unpack(ms.h), cycle, out_tokens)
+    return HF.pop_done(ms.h, cycle, out_tokens)
+
+
+def mem_pop_wakes(ms, cycle, out_sms):
+    if isinstance(ms, FixedState):
+        return 0
+    return HF.pop_wakes(ms.h, cycle, out_sms)
 
 
 def mem_next_event(ms):
@@ -165,8 +174,9 @@ def _ov_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs):
 
     def hier(ms, cycle, sm, token, space, kind, flags, width, mask, addrs):
         # refusals decided on the flat buffer first: back-pressure retries cost no unpacking
-        if HF.issue_refused(ms.h, sm, token, mask):
-            return -1
+        refused = HF.issue_refused(ms.h, sm, token, mask)
+        if refused < 0:
+            return refused
         return H.hier_issue(unpack(ms.h), cycle, sm, token, space, kind, flags, width, mask, addrs)
     return hier
 
@@ -186,7 +196,14 @@ def _ov_tick(ms, cycle):
 def _ov_pop_done(ms, cycle, out_tokens):
     if _is_fixed_type(ms):
         return lambda ms, cycle, out_tokens: fixed_pop_done(ms, cycle, out_tokens)
-    return lambda ms, cycle, out_tokens: H.hier_pop_done(unpack(ms.h), cycle, out_tokens)
+    return lambda ms, cycle, out_tokens: HF.pop_done(ms.h, cycle, out_tokens)
+
+
+@overload(mem_pop_wakes, inline="always")
+def _ov_pop_wakes(ms, cycle, out_sms):
+    if _is_fixed_type(ms):
+        return lambda ms, cycle, out_sms: 0
+    return lambda ms, cycle, out_sms: HF.pop_wakes(ms.h, cycle, out_sms)
 
 
 @overload(mem_next_event, inline="always")
@@ -214,4 +231,5 @@ def _ov_sample(ms, out):
 __all__ = ["INF", "MODELS", "FixedState", "HierMemState", "MemState", "N_SAMPLE", "build_memory",
            "begin_kernel", "memcpy_h2d",
            "collect_stats", "finish_stats", "hierarchy_state", "is_hierarchy", "mem_issue", "mem_tick",
-           "mem_pop_done", "mem_next_event", "mem_sample", "memory_model_name", "sample_scale"]
+           "mem_pop_done", "mem_pop_wakes", "mem_next_event", "mem_sample", "memory_model_name",
+           "sample_scale"]

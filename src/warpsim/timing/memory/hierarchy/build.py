@@ -11,6 +11,7 @@ from warpsim.timing.memory.hierarchy.l1d import l1_flush
 from warpsim.timing.memory.hierarchy.l2 import l2_install_range
 from warpsim.timing.memory.hierarchy.pack import pack
 from warpsim.timing.memory.hierarchy.state import HierState
+from warpsim.timing.memory.hierarchy.wake import wake_all_waiting
 
 
 def _pow2_at_least(n: int) -> int:
@@ -156,10 +157,11 @@ def build_hierarchy(gpu) -> HierState:
     sc[S.SC_SLOT_TOP] = n_slot
     sc[S.SC_L1_WAYS] = max_ways
     sc[S.SC_LAST_CYCLE] = -1
-    R = i64(S.N_RF, n_req)
-    R[S.RF_NEXT] = S.NIL
-    R[S.RF_SLOT] = S.NIL
-    R[S.RF_FREE] = np.arange(n_req - 1, -1, -1)
+    sc[S.SC_WAKE_AT] = S.INF
+    R = i64(n_req, S.N_RF)          # one row per request: its fields share a cache line or two
+    R[:, S.RF_NEXT] = S.NIL
+    R[:, S.RF_SLOT] = S.NIL
+    R[:, S.RF_FREE] = np.arange(n_req - 1, -1, -1)
     SL = i64(S.N_SLF, n_slot)
     SL[S.SLF_FREE] = np.arange(n_slot - 1, -1, -1)
     L1L = i64(3, n_sm, l1.sets, max_ways)
@@ -182,10 +184,9 @@ def build_hierarchy(gpu) -> HierState:
     for row in (S.SV_IN_HEAD, S.SV_IN_TAIL, S.SV_OUT_HEAD, S.SV_OUT_TAIL, S.SV_DQ_HEAD, S.SV_DQ_TAIL):
         SLV[row] = S.NIL
     CHV = i64(S.N_CHV, n_ch)
-    for row in (S.CV_RQ_HEAD, S.CV_RQ_TAIL, S.CV_WQ_HEAD, S.CV_WQ_TAIL):
-        CHV[row] = S.NIL
     BK = i64(S.N_BF, n_ch, d.nbk)
-    BK[S.BF_ROW] = S.NIL
+    for row in (S.BF_ROW, S.BF_RQ_HEAD, S.BF_RQ_TAIL, S.BF_WQ_HEAD, S.BF_WQ_TAIL):
+        BK[row] = S.NIL
     return pack(dict(
         p=p, sc=sc, amap=amap, R=R, SL=SL, EV=i64(2, n_req + n_slot),
         L1L=L1L, L1H=i64(2, n_sm, h1, fill=S.NIL), L1M=mshr(n_sm, l1.mshr_entries), SMV=SMV,
@@ -194,6 +195,7 @@ def build_hierarchy(gpu) -> HierState:
         BG=i64(n_ch, d.nbkgrp, fill=-(1 << 20)), d_ch=_dram_channel_init(n_ch), d_st=i64(n_ch, S.N_DST),
         ST=i64(2, S.N_TYPES, S.N_STATUS), FL=i64(2, S.N_TYPES, S.N_FAIL), X=i64(S.N_X, S.X_WIDTH),
         WC=i64(S.N_WC, n_sm * gpu.sm.max_warps),
+        L1X=i64(2, n_sm, _pow2_at_least(2 * l1.sets * max_ways), fill=S.NIL),
     ))
 
 
@@ -212,6 +214,7 @@ def begin_kernel(hs: HierState, gpu, kernel_info, shmem_per_sm_bytes: int) -> No
     _, ways = carveout(gpu, int(shmem_per_sm_bytes))
     l1_flush(hs)
     hs.WC[:] = 0                     # refusal cache: recomputed (the local base may change)
+    wake_all_waiting(hs.SMV, hs.sc)  # refusals may change with the flush and the new carve-out
     hs.sc[S.SC_L1_WAYS] = min(ways, int(hs.p[S.P_L1_MAXWAYS]))
     hs.sc[S.SC_LOCAL_BASE] = int(getattr(kernel_info, "local_base", 0) or 0)
 

@@ -1,6 +1,8 @@
 """DRAM channels (one per memory partition): banks, bank groups, row buffers, FR-FCFS / FCFS.
 
-Per channel: a read queue and a write queue (`queue_size` each) fed by the channel's L2 slices.
+Per channel: a read queue and a write queue (`queue_size` each) fed by the channel's L2 slices,
+each kept as one age-ordered list per bank (requests carry their intake sequence number), so a
+scheduling decision looks at the banks, not at every queued request.
 Writes are drained in bursts (write mode between a high and a low watermark, or when no read
 waits), which keeps read/write turnarounds rare. Each DRAM command cycle the scheduler may issue
 one column command (RD/WR to an open row) and one row command (ACT/PRE); with a single command
@@ -79,17 +81,22 @@ def _intake(hs, ch, k):
         sl = ch * p[P_SUBS] + sub
         while hs.SLV[S.SV_DQ_LEN, sl] > 0:
             r = hs.SLV[S.SV_DQ_HEAD, sl]
-            is_w = hs.R[S.RF_KIND, r] == RK_DRAM_WRITE
-            if (hs.CHV[S.CV_WQ_LEN, ch] if is_w else hs.CHV[S.CV_RQ_LEN, ch]) >= q:
+            is_w = hs.R[r, S.RF_KIND] == RK_DRAM_WRITE
+            lrow = S.CV_WQ_LEN if is_w else S.CV_RQ_LEN
+            if hs.CHV[lrow, ch] >= q:
                 break
-            fifo_pop(hs.R[S.RF_NEXT], hs.SLV[S.SV_DQ_HEAD], hs.SLV[S.SV_DQ_TAIL], hs.SLV[S.SV_DQ_LEN], sl)
+            fifo_pop(hs.R[:, S.RF_NEXT], hs.SLV[S.SV_DQ_HEAD], hs.SLV[S.SV_DQ_TAIL], hs.SLV[S.SV_DQ_LEN], sl)
             hs.sc[SC_DQ_TOTAL] -= 1
-            parts = address_parts(hs, hs.R[S.RF_ADDR, r])
-            hs.R[S.RF_BANK, r] = parts[2]
-            hs.R[S.RF_ROW, r] = parts[3]
-            hs.R[S.RF_TIME, r] = k
-            base = S.CV_WQ_HEAD if is_w else S.CV_RQ_HEAD
-            fifo_push(hs.R[S.RF_NEXT], hs.CHV[base], hs.CHV[base + 1], hs.CHV[base + 2], ch, r)
+            parts = address_parts(hs, hs.R[r, S.RF_ADDR])
+            bk = parts[2]
+            hs.R[r, S.RF_BANK] = bk
+            hs.R[r, S.RF_ROW] = parts[3]
+            hs.R[r, S.RF_TIME] = k
+            hs.R[r, S.RF_SEQ] = hs.sc[S.SC_DRAM_SEQ]
+            hs.sc[S.SC_DRAM_SEQ] += 1
+            base = S.BF_WQ_HEAD if is_w else S.BF_RQ_HEAD
+            fifo_push(hs.R[:, S.RF_NEXT], hs.BK[base, ch], hs.BK[base + 1, ch], hs.BK[base + 2, ch], bk, r)
+            hs.CHV[lrow, ch] += 1
             hs.sc[SC_DRQ_TOTAL] += 1
 
 
@@ -124,7 +131,7 @@ def _bank_col_ok(p, bank_col, bg_last, ch, bk, k):
 @jit
 def _issue_col(hs, ch, r, k, write):
     p = hs.p
-    bk = hs.R[S.RF_BANK, r]
+    bk = hs.R[r, S.RF_BANK]
     dc = hs.d_ch
     burst = p[P_D_BURST]
     dc[ch, DC_LAST_COL] = k
@@ -143,94 +150,134 @@ def _issue_col(hs, ch, r, k, write):
         dc[ch, DC_LAST_RD] = k
         hs.BK[S.BF_PRE, ch, bk] = max(hs.BK[S.BF_PRE, ch, bk], k + p[P_D_RTPL])
         hs.d_st[ch, D_RD] += 1
-        hs.d_st[ch, D_RDLAT_SUM] += end - hs.R[S.RF_TIME, r]
+        hs.d_st[ch, D_RDLAT_SUM] += end - hs.R[r, S.RF_TIME]
         heap_push(hs, end * p[P_PDR] + p[P_D_LAT] * p[P_PC], EV_DRAM_RET, r)
 
 
 @jit
-def _row_still_hit(R, head, ch, bk, row, issued_bank, hit_rows, frfcfs):
-    """Does a queued request (or this cycle's column command) still hit bank bk's open row?
-
-    FCFS looks at the head only, which reaches here only when it misses. Asked only when a
-    precharge is otherwise allowed; answers are kept in hit_rows for the rest of the cycle
-    (0 unknown, 1 yes, 2 no), so the queue is walked at most once per bank and cycle.
-    """
+def _row_still_hit(R, head, bk, row, issued_bank):
+    """Does a queued request of bank bk (or this cycle's column command) still hit its open row?"""
     if bk == issued_bank:
         return True
-    if not frfcfs:
-        return False
-    if hit_rows[bk] == 0:
-        hit_rows[bk] = 2
-        r = head[ch]
-        while r != NIL:
-            if R[S.RF_BANK, r] == bk and R[S.RF_ROW, r] == row:
-                hit_rows[bk] = 1
-                break
-            r = R[S.RF_NEXT, r]
-    return hit_rows[bk] == 1
+    r = head[bk]
+    while r != NIL:
+        if R[r, S.RF_ROW] == row:
+            return True
+        r = R[r, S.RF_NEXT]
+    return False
 
 
 @jit
-def _schedule(hs, ch, k, write, hit_rows):
-    p = hs.p
-    if write:
-        head, tail, length = hs.CHV[S.CV_WQ_HEAD], hs.CHV[S.CV_WQ_TAIL], hs.CHV[S.CV_WQ_LEN]
-    else:
-        head, tail, length = hs.CHV[S.CV_RQ_HEAD], hs.CHV[S.CV_RQ_TAIL], hs.CHV[S.CV_RQ_LEN]
-    frfcfs = p[P_D_FRFCFS] == 1
-    nbk = p[P_D_NBK]
+def _oldest_head(R, head, nbk):
+    """The bank whose queue head is the channel's oldest request (FCFS looks at it only)."""
+    best = -1
+    seq = 0
     for b in range(nbk):
-        hit_rows[b] = 0
-    # pass 1: column command for the oldest row hit (FCFS: the head only). The channel-wide
-    # constraints are the same for every candidate: when they fail nothing is walked.
-    issued_bank = -1
-    if _chan_col_ok(p, hs.d_ch, ch, k, write):
-        bank_col = hs.BK[S.BF_COL]
+        r = head[b]
+        if r != NIL and (best < 0 or R[r, S.RF_SEQ] < seq):
+            best = b
+            seq = R[r, S.RF_SEQ]
+    return best
+
+
+@jit
+def _column(hs, ch, k, write, head, tail, length, frfcfs):
+    """Column command for the oldest row hit whose bank allows it (FCFS: the oldest request only).
+
+    Returns the bank served, or -1. Per bank the oldest hit is the first hit in its list.
+    """
+    p = hs.p
+    R = hs.R
+    nbk = p[P_D_NBK]
+    if not _chan_col_ok(p, hs.d_ch, ch, k, write):
+        return -1
+    bank_col = hs.BK[S.BF_COL]
+    open_row = hs.BK[S.BF_ROW, ch]
+    best_r = NIL
+    best_prev = NIL
+    best_seq = 0
+    lo, hi = 0, nbk
+    if not frfcfs:
+        lo = _oldest_head(R, head, nbk)
+        hi = lo + 1
+    for b in range(lo, hi):
+        if head[b] == NIL or open_row[b] == NIL or not _bank_col_ok(p, bank_col, hs.BG, ch, b, k):
+            continue
         prev = NIL
-        r = head[ch]
-        while r != NIL:
-            bk = hs.R[S.RF_BANK, r]
-            if hs.BK[S.BF_ROW, ch, bk] == hs.R[S.RF_ROW, r] and _bank_col_ok(p, bank_col, hs.BG, ch, bk, k):
-                fifo_remove_after(hs.R[S.RF_NEXT], head, tail, length, ch, prev, r)
-                hs.sc[SC_DRQ_TOTAL] -= 1
-                _issue_col(hs, ch, r, k, write)
-                issued_bank = bk
+        r = head[b]
+        while r != NIL and (best_r == NIL or R[r, S.RF_SEQ] < best_seq):
+            if R[r, S.RF_ROW] == open_row[b]:
+                best_r, best_prev, best_seq = r, prev, R[r, S.RF_SEQ]
                 break
             if not frfcfs:
                 break
             prev = r
-            r = hs.R[S.RF_NEXT, r]
-    if issued_bank >= 0 and p[P_D_DUAL] == 0:
-        return
-    # pass 2: one row command for the oldest request whose row is not open; FR-FCFS never
-    # closes a row that a queued request still hits (FCFS looks at the head only)
-    r = head[ch]
-    while r != NIL:
-        bk = hs.R[S.RF_BANK, r]
-        row = hs.BK[S.BF_ROW, ch, bk]
-        if row != hs.R[S.RF_ROW, r]:
-            if row == NIL:
-                if k >= hs.BK[S.BF_ACT, ch, bk] and k >= hs.d_ch[ch, DC_LAST_ACT] + p[P_D_RRD]:
-                    hs.BK[S.BF_ROW, ch, bk] = hs.R[S.RF_ROW, r]
-                    hs.BK[S.BF_COL, ch, bk] = k + p[P_D_RCD]
-                    hs.BK[S.BF_PRE, ch, bk] = k + p[P_D_RAS]
-                    hs.BK[S.BF_ACT, ch, bk] = k + p[P_D_RC]
-                    hs.d_ch[ch, DC_LAST_ACT] = k
-                    hs.d_st[ch, D_ACT] += 1
-                    return
-            elif k >= hs.BK[S.BF_PRE, ch, bk] and not _row_still_hit(hs.R, head, ch, bk, row, issued_bank,
-                                                                     hit_rows, frfcfs):
-                hs.BK[S.BF_ROW, ch, bk] = NIL
-                hs.BK[S.BF_ACT, ch, bk] = max(hs.BK[S.BF_ACT, ch, bk], k + p[P_D_RP])
-                hs.d_st[ch, D_PRE] += 1
-                return
-        if not frfcfs:
-            return
-        r = hs.R[S.RF_NEXT, r]
+            r = R[r, S.RF_NEXT]
+    if best_r == NIL:
+        return -1
+    b = R[best_r, S.RF_BANK]
+    fifo_remove_after(R[:, S.RF_NEXT], head, tail, length, b, best_prev, best_r)
+    hs.CHV[S.CV_WQ_LEN if write else S.CV_RQ_LEN, ch] -= 1
+    hs.sc[SC_DRQ_TOTAL] -= 1
+    _issue_col(hs, ch, best_r, k, write)
+    return b
 
 
 @jit
-def dram_cycle(hs, k, hit_rows):
+def _schedule(hs, ch, k, write):
+    p = hs.p
+    base = S.BF_WQ_HEAD if write else S.BF_RQ_HEAD
+    head, tail, length = hs.BK[base, ch], hs.BK[base + 1, ch], hs.BK[base + 2, ch]
+    frfcfs = p[P_D_FRFCFS] == 1
+    nbk = p[P_D_NBK]
+    issued_bank = _column(hs, ch, k, write, head, tail, length, frfcfs)
+    if issued_bank >= 0 and p[P_D_DUAL] == 0:
+        return
+    # one row command for the oldest request whose row is not open and whose bank can take it.
+    # A bank's command (ACT, or PRE when no queued request hits its open row) does not depend on
+    # which of its requests asks, so the candidate of a bank is its oldest (head) request;
+    # FR-FCFS never closes a row a queued request still hits; FCFS looks at the oldest only.
+    R = hs.R
+    bkrow = hs.BK[S.BF_ROW, ch]
+    best = -1
+    best_seq = 0
+    lo, hi = 0, nbk
+    if not frfcfs:
+        lo = _oldest_head(R, head, nbk)
+        hi = lo + 1
+        if lo < 0:
+            return
+    for b in range(lo, hi):
+        r = head[b]
+        if r == NIL or (best >= 0 and R[r, S.RF_SEQ] > best_seq):
+            continue
+        row = bkrow[b]
+        if row == NIL:
+            ok = k >= hs.BK[S.BF_ACT, ch, b] and k >= hs.d_ch[ch, DC_LAST_ACT] + p[P_D_RRD]
+        elif frfcfs:
+            ok = k >= hs.BK[S.BF_PRE, ch, b] and not _row_still_hit(R, head, b, row, issued_bank)
+        else:
+            ok = R[r, S.RF_ROW] != row and k >= hs.BK[S.BF_PRE, ch, b] and b != issued_bank
+        if ok:
+            best = b
+            best_seq = R[r, S.RF_SEQ]
+    if best < 0:
+        return
+    if bkrow[best] == NIL:
+        bkrow[best] = R[head[best], S.RF_ROW]
+        hs.BK[S.BF_COL, ch, best] = k + p[P_D_RCD]
+        hs.BK[S.BF_PRE, ch, best] = k + p[P_D_RAS]
+        hs.BK[S.BF_ACT, ch, best] = k + p[P_D_RC]
+        hs.d_ch[ch, DC_LAST_ACT] = k
+        hs.d_st[ch, D_ACT] += 1
+    else:
+        bkrow[best] = NIL
+        hs.BK[S.BF_ACT, ch, best] = max(hs.BK[S.BF_ACT, ch, best], k + p[P_D_RP])
+        hs.d_st[ch, D_PRE] += 1
+
+
+@jit
+def dram_cycle(hs, k):
     """One DRAM command cycle k for every channel with work."""
     p = hs.p
     subs = p[P_SUBS]
@@ -250,4 +297,4 @@ def dram_cycle(hs, k, hit_rows):
         elif nw >= p[P_WB_HI] or (nr == 0 and nw > 0):
             wmode = 1
         hs.d_ch[ch, DC_WMODE] = wmode
-        _schedule(hs, ch, k, wmode == 1, hit_rows)
+        _schedule(hs, ch, k, wmode == 1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from warpsim.timing.memory.hierarchy.engine import hier_next_event, hier_pop_done, hier_tick
+from warpsim.timing.memory.hierarchy.engine import hier_next_event, hier_pop_done, hier_pop_wakes, hier_tick
 from warpsim.timing.memory.hierarchy.issue import hier_issue
 from warpsim.timing.memory.hierarchy.state import INF
 
@@ -60,6 +60,7 @@ def drive(hs, start_cycle, w_sm, w_start, w_end, op_space, op_kind, op_flags, op
                 last = cycle
             if n < buf.shape[0]:
                 break
+        hier_pop_wakes(hs, cycle, buf)     # this model retries refused warps every cycle anyway
         wake = INF
         for s in range(n_sm):
             cnt = first[s + 1] - first[s]

@@ -53,24 +53,28 @@ from warpsim.timing.memory.hierarchy.structs import (
     mshr_release,
     pool_release,
 )
+from warpsim.timing.memory.hierarchy.wake import WAIT_EPOCH, pop_wakes, wake_sm
 from warpsim.timing.state import jit
 
 
 @jit
 def _sm_arrive(hs, r, t):
     """A reply reaches its SM: fill the L1 and release everything waiting on that sector."""
-    kind = hs.R[S.RF_KIND, r]
-    sm = hs.R[S.RF_SM, r]
+    kind = hs.R[r, S.RF_KIND]
+    sm = hs.R[r, S.RF_SM]
     if kind == RK_WRITE:
         # write acknowledgement: the store instruction completes when its last sector is acked
         # (GPGPU-Sim's pending-writes count: a warp cannot exit with stores unacknowledged)
-        if hs.R[S.RF_SLOT, r] != NIL:
-            slot_dec(hs, hs.R[S.RF_SLOT, r], t)
+        if hs.R[r, S.RF_SLOT] != NIL:
+            slot_dec(hs, hs.R[r, S.RF_SLOT], t)
         pool_release(hs, r)
         return
     if kind == RK_READ:
-        a = hs.R[S.RF_ADDR, r]
+        a = hs.R[r, S.RF_ADDR]
         hs.SMV[S.SM_EPOCH, sm] += 1      # valid bits and MSHRs change: cached refusals are stale
+        if hs.SMV[S.SM_WAIT, sm] & WAIT_EPOCH:
+            pc = hs.p[P_PC]
+            wake_sm(hs.SMV, hs.sc, sm, (t + pc - 1) // pc)
         l1_fill(hs, sm, a)
         e = mshr_lookup(hs.L1H, sm, a)     # the waiting chain is in the L1 MSHR
         pool_release(hs, r)
@@ -78,13 +82,13 @@ def _sm_arrive(hs, r, t):
             mshr_release(hs.L1H, hs.L1M, hs.SMV[S.SM_MTOP], sm, a, e)
             q = hs.L1M[S.MF_HEAD, sm, e]
             while q != NIL:
-                nxt = hs.R[S.RF_NEXT, q]
-                slot_dec(hs, hs.R[S.RF_SLOT, q], t)
+                nxt = hs.R[q, S.RF_NEXT]
+                slot_dec(hs, hs.R[q, S.RF_SLOT], t)
                 pool_release(hs, q)
                 q = nxt
         return
     # atomics and L1-bypassing loads complete directly
-    slot_dec(hs, hs.R[S.RF_SLOT, r], t)
+    slot_dec(hs, hs.R[r, S.RF_SLOT], t)
     pool_release(hs, r)
 
 
@@ -95,12 +99,14 @@ def _event(hs, code, t):
     if kind == EV_SLOT_DEC:
         slot_dec(hs, arg, t)
     elif kind == EV_MQ_PUSH:
-        sm = hs.R[S.RF_SM, arg]
-        fifo_push(hs.R[S.RF_NEXT], hs.SMV[S.SM_MQ_HEAD], hs.SMV[S.SM_MQ_TAIL], hs.SMV[S.SM_MQ_LEN], sm, arg)
+        sm = hs.R[arg, S.RF_SM]
+        smv = hs.SMV
+        fifo_push(hs.R[:, S.RF_NEXT], smv[S.SM_MQ_HEAD], smv[S.SM_MQ_TAIL], smv[S.SM_MQ_LEN], sm, arg)
         hs.sc[SC_MQ_TOTAL] += 1
     elif kind == EV_L2_ARRIVE:
-        sl = hs.R[S.RF_SLICE, arg]
-        fifo_push(hs.R[S.RF_NEXT], hs.SLV[S.SV_IN_HEAD], hs.SLV[S.SV_IN_TAIL], hs.SLV[S.SV_IN_LEN], sl, arg)
+        sl = hs.R[arg, S.RF_SLICE]
+        slv = hs.SLV
+        fifo_push(hs.R[:, S.RF_NEXT], slv[S.SV_IN_HEAD], slv[S.SV_IN_TAIL], slv[S.SV_IN_LEN], sl, arg)
         hs.sc[SC_L2IN_TOTAL] += 1
     elif kind == EV_SM_ARRIVE:
         _sm_arrive(hs, arg, t)
@@ -115,7 +121,7 @@ def _l2_cycle(hs):
         if hs.SLV[S.SV_IN_LEN, sl] == 0:
             continue
         r = hs.SLV[S.SV_IN_HEAD, sl]
-        nxt = hs.R[S.RF_NEXT, r]
+        nxt = hs.R[r, S.RF_NEXT]
         if l2_access(hs, sl, r):
             # l2_access re-links r (MSHR chain or reply queue): unlink it by hand
             hs.SLV[S.SV_IN_HEAD, sl] = nxt
@@ -140,7 +146,6 @@ def hier_tick(hs, cycle):
     sc = hs.sc
     p = hs.p
     t_end = cycle * p[P_PC]
-    hit_rows = hs.X[S.X_ROWS]
     while True:
         t_floor = sc[SC_TNOW]
         t_ev = hs.EV[S.EVF_TIME, 0] if sc[SC_HEAP_N] > 0 else INF
@@ -174,7 +179,7 @@ def hier_tick(hs, cycle):
             sc[SC_K_L2] += 1
             sc[SC_L2_CYCLES] += 1
         if t_dr == t:
-            dram_cycle(hs, sc[SC_K_DR], hit_rows)
+            dram_cycle(hs, sc[SC_K_DR])
             sc[SC_K_DR] += 1
             sc[SC_DR_CYCLES] += 1
     if t_end > sc[SC_TNOW]:
@@ -202,6 +207,8 @@ def hier_next_event(hs):
         c = (t + pc - 1) // pc
     if sc[SC_DONE_TAIL] > sc[SC_DONE_HEAD]:
         c = min(c, hs.SL[S.SLF_DCYCLE, sc[SC_DONE_HEAD] % hs.SL[S.SLF_DCYCLE].shape[0]])
+    if sc[S.SC_WAKE_N] > 0:
+        c = min(c, sc[S.SC_WAKE_AT])
     if c >= INF:
         return INF
     return max(c, sc[SC_LAST_CYCLE] + 1)
@@ -221,6 +228,12 @@ def hier_pop_done(hs, cycle, out_tokens):
         k += 1
         sc[SC_DONE_HEAD] += 1
     return k
+
+
+@jit
+def hier_pop_wakes(hs, cycle, out_sms):
+    """SMs whose refused warps should retry at `cycle` (wake.py), written to out_sms."""
+    return pop_wakes(hs.SMV, hs.sc, cycle, out_sms)
 
 
 @jit

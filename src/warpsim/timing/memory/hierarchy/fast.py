@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.pack import FIELDS
+from warpsim.timing.memory.hierarchy.wake import QUEUED, RETRY_NEXT_CYCLE, RETRY_ON_WAKE, WAIT_EPOCH, WAIT_MQ
 from warpsim.timing.state import PENDING_PER_WARP, jit
 
 _P, _SC, _SL, _EV, _SMV, _ST, _FL, _WC = (FIELDS.index(n) for n in ("p", "sc", "SL", "EV", "SMV", "ST", "FL",
@@ -58,6 +59,8 @@ def next_event(h):
     if h[osc + S.SC_DONE_TAIL] > head:
         n = _dim(h, _SL, 1)
         c = min(c, h[_off(h, _SL) + S.SLF_DCYCLE * n + head % n])
+    if h[osc + S.SC_WAKE_N] > 0:
+        c = min(c, h[osc + S.SC_WAKE_AT])
     if c >= INF:
         return INF
     return max(c, h[osc + S.SC_LAST_CYCLE] + 1)
@@ -65,44 +68,84 @@ def next_event(h):
 
 @jit
 def issue_refused(h, sm, token, mask):
-    """True when hier_issue would refuse now and the refusal was counted here (as hier_issue counts).
+    """hier_issue's refusal code (< 0) when it would refuse now, counted here as hier_issue counts
+    it; 0 when undecided.
 
     Decides only what needs no sector addresses: no free instruction slot; or, for a warp whose
     last attempt was refused (WC holds its sector count), too few pool entries, a full miss queue,
-    or an MSHR refusal at an unchanged SM epoch. Anything else (False) goes to hier_issue.
+    or an MSHR refusal at an unchanged SM epoch. Anything else (0) goes to hier_issue.
     """
     osc = _off(h, _SC)
     if h[osc + S.SC_SLOT_TOP] == 0:
         h[osc + S.SC_ISSUE_FAIL] += 1
-        return True
+        return RETRY_NEXT_CYCLE
     if mask == 0:
-        return False
+        return 0
     owc = _off(h, _WC)
     nw = _dim(h, _WC, 1)
     warp = token // PENDING_PER_WARP
     if warp >= nw:
-        return False
+        return 0
     n1 = h[owc + S.WC_N1 * nw + warp]
     if n1 <= 0:
-        return False
+        return 0
     n = n1 - 1
     if h[osc + S.SC_POOL_TOP] < 2 * n:
         h[osc + S.SC_ISSUE_FAIL] += 1
-        return True
+        return RETRY_NEXT_CYCLE
     osmv = _off(h, _SMV)
     nsm = _dim(h, _SMV, 1)
     fail = -1
+    wait = 0
     if h[osmv + S.SM_MQ_RES * nsm + sm] >= h[_off(h, _P) + S.P_L1_MQ]:
         fail = S.F_MISS_QUEUE_FULL
+        wait = WAIT_MQ
     else:
         cached = h[owc + S.WC_FAIL * nw + warp]
         if cached >= 0 and h[owc + S.WC_EPOCH * nw + warp] == h[osmv + S.SM_EPOCH * nsm + sm]:
             fail = cached
+            wait = WAIT_EPOCH
     if fail < 0:
-        return False
+        return 0
     rtype = h[owc + S.WC_TYPE * nw + warp]
     # ST / FL [2 (L1, L2), N_TYPES, N_STATUS / N_FAIL]: the L1 row
     h[_off(h, _ST) + rtype * S.N_STATUS + S.S_RESERVATION_FAIL] += n
     h[_off(h, _FL) + rtype * S.N_FAIL + fail] += n
     h[osc + S.SC_ISSUE_FAIL] += 1
-    return True
+    h[osmv + S.SM_WAIT * nsm + sm] |= wait
+    return RETRY_ON_WAKE
+
+
+@jit
+def pop_wakes(h, cycle, out):
+    """wake.pop_wakes on the packed buffer (asked every cycle the memory system ticks)."""
+    osc = _off(h, _SC)
+    n = h[osc + S.SC_WAKE_N]
+    if n == 0 or h[osc + S.SC_WAKE_AT] > cycle:
+        return 0
+    osmv = _off(h, _SMV)
+    nsm = _dim(h, _SMV, 1)
+    for i in range(n):
+        sm = h[osmv + S.SM_WAKE_LIST * nsm + i]
+        out[i] = sm
+        h[osmv + S.SM_WAIT * nsm + sm] &= ~QUEUED
+    h[osc + S.SC_WAKE_N] = 0
+    h[osc + S.SC_WAKE_AT] = INF
+    return n
+
+
+@jit
+def pop_done(h, cycle, out_tokens):
+    """engine.hier_pop_done on the packed buffer (asked every cycle the memory system ticks)."""
+    osc = _off(h, _SC)
+    osl = _off(h, _SL)
+    n = _dim(h, _SL, 1)
+    k = 0
+    while h[osc + S.SC_DONE_HEAD] < h[osc + S.SC_DONE_TAIL] and k < out_tokens.shape[0]:
+        i = h[osc + S.SC_DONE_HEAD] % n
+        if h[osl + S.SLF_DCYCLE * n + i] > cycle:
+            break
+        out_tokens[k] = h[osl + S.SLF_DTOKEN * n + i]
+        k += 1
+        h[osc + S.SC_DONE_HEAD] += 1
+    return k

@@ -19,6 +19,7 @@ from warpsim.timing.memory.hierarchy.state import (
     P_IC_FLIT,
     P_IC_INBUF,
     P_IC_LAT,
+    P_L1_MQ,
     P_L2_ROP,
     P_NSLICE,
     P_NSM,
@@ -37,6 +38,7 @@ from warpsim.timing.memory.hierarchy.state import (
     SC_RR_REQ,
 )
 from warpsim.timing.memory.hierarchy.structs import fifo_pop, fifo_remove_after, heap_push
+from warpsim.timing.memory.hierarchy.wake import WAIT_MQ, wake_sm
 from warpsim.timing.state import jit
 
 HEADER = 8
@@ -70,21 +72,24 @@ def icnt_cycle(hs, k):
             r = hs.SMV[S.SM_MQ_HEAD, sm]
             depth = 0
             while r != NIL and depth < LOOKAHEAD:
-                dst = hs.R[S.RF_SLICE, r]
+                dst = hs.R[r, S.RF_SLICE]
                 if hs.SLV[S.SV_DST_BUSY, dst] <= k and hs.SLV[S.SV_BUF, dst] < p[P_IC_INBUF]:
                     break
                 prev = r
-                r = hs.R[S.RF_NEXT, r]
+                r = hs.R[r, S.RF_NEXT]
                 depth += 1
             if r == NIL or depth == LOOKAHEAD:
                 hs.sc[SC_ICNT_STALL] += 1
                 continue
             smv = hs.SMV
-            fifo_remove_after(hs.R[S.RF_NEXT], smv[S.SM_MQ_HEAD], smv[S.SM_MQ_TAIL], smv[S.SM_MQ_LEN],
+            fifo_remove_after(hs.R[:, S.RF_NEXT], smv[S.SM_MQ_HEAD], smv[S.SM_MQ_TAIL], smv[S.SM_MQ_LEN],
                               sm, prev, r)
             hs.sc[SC_MQ_TOTAL] -= 1
             hs.SMV[S.SM_MQ_RES, sm] -= 1
-            kind = hs.R[S.RF_KIND, r]
+            if hs.SMV[S.SM_WAIT, sm] & WAIT_MQ and hs.SMV[S.SM_MQ_RES, sm] < p[P_L1_MQ]:
+                pc = p[P_PC]
+                wake_sm(hs.SMV, hs.sc, sm, (k * pic + pc - 1) // pc)
+            kind = hs.R[r, S.RF_KIND]
             f = _flits(HEADER + (DATA if kind == RK_WRITE or kind == RK_ATOMIC else 0), flit)
             hs.SMV[S.SM_SRC_BUSY, sm] = k + f
             hs.SLV[S.SV_DST_BUSY, dst] = k + f
@@ -104,12 +109,13 @@ def icnt_cycle(hs, k):
             if hs.SLV[S.SV_OUT_LEN, sl] == 0 or hs.SLV[S.SV_RSRC_BUSY, sl] > k:
                 continue
             r = hs.SLV[S.SV_OUT_HEAD, sl]
-            dst = hs.R[S.RF_SM, r]
+            dst = hs.R[r, S.RF_SM]
             if hs.SMV[S.SM_RDST_BUSY, dst] > k:
                 continue
-            fifo_pop(hs.R[S.RF_NEXT], hs.SLV[S.SV_OUT_HEAD], hs.SLV[S.SV_OUT_TAIL], hs.SLV[S.SV_OUT_LEN], sl)
+            slv = hs.SLV
+            fifo_pop(hs.R[:, S.RF_NEXT], slv[S.SV_OUT_HEAD], slv[S.SV_OUT_TAIL], slv[S.SV_OUT_LEN], sl)
             hs.sc[SC_L2OUT_TOTAL] -= 1
-            f = _flits(HEADER + (0 if hs.R[S.RF_KIND, r] == RK_WRITE else DATA), flit)
+            f = _flits(HEADER + (0 if hs.R[r, S.RF_KIND] == RK_WRITE else DATA), flit)
             hs.SLV[S.SV_RSRC_BUSY, sl] = k + f
             hs.SMV[S.SM_RDST_BUSY, dst] = k + f
             hs.sc[SC_IC_REP_PKTS] += 1

@@ -7,7 +7,9 @@ after the L1 latency, misses allocate (or merge into) an L1 MSHR and enter the m
 the L1 latency, stores write through. Atomics and L1-bypassing loads go straight to the L2.
 
 Admission is all-or-nothing: if the pool, the MSHRs or the miss queue cannot take the whole
-instruction it is refused (-1) with a reservation failure counted, and the core retries.
+instruction it is refused with a reservation failure counted, and the core retries: on the next
+cycle for the shared pool and slots (-1), when the SM is woken for its miss queue and MSHRs (-2,
+wake.py).
 """
 
 from __future__ import annotations
@@ -65,6 +67,14 @@ from warpsim.timing.memory.hierarchy.structs import (
     pool_alloc,
     pool_free_count,
 )
+from warpsim.timing.memory.hierarchy.wake import (
+    RETRY_NEXT_CYCLE,
+    RETRY_ON_WAKE,
+    WAIT_EPOCH,
+    WAIT_MQ,
+    note_wait,
+    wake_sm,
+)
 from warpsim.timing.state import PENDING_PER_WARP, jit
 
 _SHARED = int(MemSpace.SHARED)
@@ -111,11 +121,12 @@ def _coalesce_local(hs, token, mask, addrs, width, sec, bm, sub):
 
 
 @jit
-def _refuse(hs, rtype, fail, count):
+def _refuse(hs, rtype, fail, count, sm, wait):
     hs.ST[0, rtype, S_RESERVATION_FAIL] += count
     hs.FL[0, rtype, fail] += count
     hs.sc[SC_ISSUE_FAIL] += 1
-    return -1
+    note_wait(hs.SMV, sm, wait)
+    return RETRY_ON_WAKE
 
 
 @jit
@@ -124,19 +135,19 @@ def _refuse_mshr(hs, rtype, fail, count, sm, warp):
     if warp < hs.WC.shape[1]:
         hs.WC[S.WC_FAIL, warp] = fail
         hs.WC[S.WC_EPOCH, warp] = hs.SMV[S.SM_EPOCH, sm]
-    return _refuse(hs, rtype, fail, count)
+    return _refuse(hs, rtype, fail, count, sm, WAIT_EPOCH)
 
 
 @jit
 def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
-    """Accept a warp memory instruction: LDST busy cycles (>= 1), or -1 to retry later.
+    """Accept a warp memory instruction: LDST busy cycles (>= 1), or a refusal (< 0, wake.py).
 
     The core first asks fast.issue_refused (flat buffer, no unpacking): a warp refused before is
     usually refused again for the same reason, decided from its cached sector count (WC).
     """
     if slot_free_count(hs) == 0:
         hs.sc[SC_ISSUE_FAIL] += 1
-        return -1
+        return RETRY_NEXT_CYCLE
     p = hs.p
     if mask == 0:
         _fixed(hs, cycle, token, 1)
@@ -179,9 +190,9 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
         wc[S.WC_FAIL, warp] = -1
     if pool_free_count(hs) < 2 * n:
         hs.sc[SC_ISSUE_FAIL] += 1
-        return -1
+        return RETRY_NEXT_CYCLE
     if hs.SMV[S.SM_MQ_RES, sm] >= p[P_L1_MQ]:
-        return _refuse(hs, rtype, F_MISS_QUEUE_FULL, n)
+        return _refuse(hs, rtype, F_MISS_QUEUE_FULL, n, sm, WAIT_MQ)
     if not is_store and not bypass:
         new_entries = 0
         for j in range(n):
@@ -210,6 +221,8 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
     if warp < wc.shape[1]:
         wc[S.WC_N1, warp] = 0
     hs.SMV[S.SM_EPOCH, sm] += 1
+    if hs.SMV[S.SM_WAIT, sm] & WAIT_EPOCH:
+        wake_sm(hs.SMV, hs.sc, sm, cycle + 1)      # MSHR refusals of this SM may change
     occ = bank_cycles(sec, n, p[P_L1_BANKS], hs.X[S.X_COUNT])
     slot = slot_alloc(hs, token)
     pc = p[P_PC]
@@ -254,11 +267,11 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
         if e >= 0:
             hs.ST[0, rtype, S_HIT_RESERVED] += 1
             hs.ST[0, rtype, S_MSHR_HIT] += 1
-            mshr_merge(hs.L1M, hs.R[S.RF_NEXT], sm, e, r)
+            mshr_merge(hs.L1M, hs.R[:, S.RF_NEXT], sm, e, r)
             continue
         hs.ST[0, rtype, S_SECTOR_MISS if w >= 0 else S_MISS] += 1
         hs.SMV[S.SM_MISS, sm] += 1
-        mshr_alloc(hs.L1H, hs.L1M, hs.SMV[S.SM_MTOP], hs.R[S.RF_NEXT], sm, a, r)
+        mshr_alloc(hs.L1H, hs.L1M, hs.SMV[S.SM_MTOP], hs.R[:, S.RF_NEXT], sm, a, r)
         # the MSHR keeps the chain; the crossbar carries a separate copy of the primary request
         q = _new_request(hs, sm, NIL, a, bm[j], rtype, RK_READ)
         hs.SMV[S.SM_MQ_RES, sm] += 1
@@ -273,11 +286,11 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
 @jit
 def _new_request(hs, sm, slot, addr, bmask, rtype, rkind):
     r = pool_alloc(hs)
-    hs.R[S.RF_SM, r] = sm
-    hs.R[S.RF_SLOT, r] = slot
-    hs.R[S.RF_ADDR, r] = addr
-    hs.R[S.RF_BMASK, r] = bmask
-    hs.R[S.RF_TYPE, r] = rtype
-    hs.R[S.RF_KIND, r] = rkind
-    hs.R[S.RF_SLICE, r] = route_slice(hs, addr)
+    hs.R[r, S.RF_SM] = sm
+    hs.R[r, S.RF_SLOT] = slot
+    hs.R[r, S.RF_ADDR] = addr
+    hs.R[r, S.RF_BMASK] = bmask
+    hs.R[r, S.RF_TYPE] = rtype
+    hs.R[r, S.RF_KIND] = rkind
+    hs.R[r, S.RF_SLICE] = route_slice(hs, addr)
     return r

@@ -84,7 +84,7 @@ def _touch(hs, sl, st, w):
 
 @jit
 def _to_dram(hs, sl, r):
-    fifo_push(hs.R[S.RF_NEXT], hs.SLV[S.SV_DQ_HEAD], hs.SLV[S.SV_DQ_TAIL], hs.SLV[S.SV_DQ_LEN], sl, r)
+    fifo_push(hs.R[:, S.RF_NEXT], hs.SLV[S.SV_DQ_HEAD], hs.SLV[S.SV_DQ_TAIL], hs.SLV[S.SV_DQ_LEN], sl, r)
     hs.sc[SC_DQ_TOTAL] += 1
 
 
@@ -97,13 +97,13 @@ def _evict(hs, sl, st, w, writeback):
         for b in range(4):
             if (d >> b) & 1:
                 r = pool_alloc(hs)
-                hs.R[S.RF_KIND, r] = RK_DRAM_WRITE
-                hs.R[S.RF_TYPE, r] = T_L2_WRBK
-                hs.R[S.RF_ADDR, r] = (line << 7) | (b << 5)
-                hs.R[S.RF_SLICE, r] = sl
-                hs.R[S.RF_SM, r] = NIL
+                hs.R[r, S.RF_KIND] = RK_DRAM_WRITE
+                hs.R[r, S.RF_TYPE] = T_L2_WRBK
+                hs.R[r, S.RF_ADDR] = (line << 7) | (b << 5)
+                hs.R[r, S.RF_SLICE] = sl
+                hs.R[r, S.RF_SM] = NIL
                 full = (hs.L2L[S.LF_VALID, sl, st, w] >> b) & 1
-                hs.R[S.RF_BMASK, r] = FULL if full else hs.L2W[sl, st, w, b]
+                hs.R[r, S.RF_BMASK] = FULL if full else hs.L2W[sl, st, w, b]
                 _to_dram(hs, sl, r)
     hs.L2L[S.LF_TAG, sl, st, w] = NIL
     hs.L2L[S.LF_VALID, sl, st, w] = 0
@@ -125,8 +125,8 @@ def _allocate(hs, sl, st, line):
 
 @jit
 def _reply(hs, sl, r):
-    hs.R[S.RF_FLAGS, r] |= RF_REPLY
-    fifo_push(hs.R[S.RF_NEXT], hs.SLV[S.SV_OUT_HEAD], hs.SLV[S.SV_OUT_TAIL], hs.SLV[S.SV_OUT_LEN], sl, r)
+    hs.R[r, S.RF_FLAGS] |= RF_REPLY
+    fifo_push(hs.R[:, S.RF_NEXT], hs.SLV[S.SV_OUT_HEAD], hs.SLV[S.SV_OUT_TAIL], hs.SLV[S.SV_OUT_LEN], sl, r)
     hs.sc[SC_L2OUT_TOTAL] += 1
 
 
@@ -140,13 +140,13 @@ def _fail(hs, rtype, code):
 @jit
 def l2_access(hs, sl, r):
     """Tag stage for request r at slice sl; False (nothing changed) when it must retry."""
-    a = hs.R[S.RF_ADDR, r]
+    a = hs.R[r, S.RF_ADDR]
     line = a >> 7
     b = (a >> 5) & 3
     st = l2_set_of(hs, a)
-    rtype = hs.R[S.RF_TYPE, r]
+    rtype = hs.R[r, S.RF_TYPE]
     w = l2_find(hs, sl, st, line)
-    if hs.R[S.RF_KIND, r] == RK_WRITE:
+    if hs.R[r, S.RF_KIND] == RK_WRITE:
         status = S_HIT
         if w < 0:
             if pool_free_count(hs) < 8 or hs.SLV[S.SV_DQ_LEN, sl] + 4 > hs.p[P_L2_MQ] + 4:
@@ -164,7 +164,7 @@ def l2_access(hs, sl, r):
         if (hs.L2L[S.LF_VALID, sl, st, w] >> b) & 1:
             pass                                    # bytes land in a readable sector
         else:
-            m = hs.L2W[sl, st, w, b] | hs.R[S.RF_BMASK, r]
+            m = hs.L2W[sl, st, w, b] | hs.R[r, S.RF_BMASK]
             hs.L2W[sl, st, w, b] = m
             if m == FULL:
                 hs.L2L[S.LF_VALID, sl, st, w] |= 1 << b    # write-validate: fully written = readable
@@ -176,7 +176,7 @@ def l2_access(hs, sl, r):
     if w >= 0 and (hs.L2L[S.LF_VALID, sl, st, w] >> b) & 1:
         hs.ST[1, rtype, S_HIT] += 1
         hs.SLV[S.SV_ACC, sl] += 1
-        if hs.R[S.RF_KIND, r] == RK_ATOMIC:
+        if hs.R[r, S.RF_KIND] == RK_ATOMIC:
             hs.L2L[S.LF_DIRTY, sl, st, w] |= 1 << b
         _touch(hs, sl, st, w)
         _reply(hs, sl, r)
@@ -188,7 +188,7 @@ def l2_access(hs, sl, r):
         hs.ST[1, rtype, S_HIT_RESERVED] += 1
         hs.ST[1, rtype, S_MSHR_HIT] += 1
         hs.SLV[S.SV_ACC, sl] += 1
-        mshr_merge(hs.L2M, hs.R[S.RF_NEXT], sl, e, r)
+        mshr_merge(hs.L2M, hs.R[:, S.RF_NEXT], sl, e, r)
         return True
     if hs.SLV[S.SV_MTOP, sl] == 0:
         return _fail(hs, rtype, F_MSHR_ENTRY)
@@ -206,14 +206,14 @@ def l2_access(hs, sl, r):
     _touch(hs, sl, st, w)
     hs.L2L[S.LF_PEND, sl, st, w] |= 1 << b
     mshr_alloc(hs.L2H, hs.L2M, hs.SLV[S.SV_MTOP],
-               hs.R[S.RF_NEXT], sl, a, r)
+               hs.R[:, S.RF_NEXT], sl, a, r)
     d = pool_alloc(hs)
-    hs.R[S.RF_KIND, d] = RK_DRAM_READ
-    hs.R[S.RF_TYPE, d] = rtype
-    hs.R[S.RF_ADDR, d] = a
-    hs.R[S.RF_SLICE, d] = sl
-    hs.R[S.RF_SM, d] = NIL
-    hs.R[S.RF_BMASK, d] = FULL
+    hs.R[d, S.RF_KIND] = RK_DRAM_READ
+    hs.R[d, S.RF_TYPE] = rtype
+    hs.R[d, S.RF_ADDR] = a
+    hs.R[d, S.RF_SLICE] = sl
+    hs.R[d, S.RF_SM] = NIL
+    hs.R[d, S.RF_BMASK] = FULL
     _to_dram(hs, sl, d)
     return True
 
@@ -221,8 +221,8 @@ def l2_access(hs, sl, r):
 @jit
 def l2_fill(hs, d):
     """DRAM data for fetch record d is back: validate (merging written bytes), wake the MSHR."""
-    sl = hs.R[S.RF_SLICE, d]
-    a = hs.R[S.RF_ADDR, d]
+    sl = hs.R[d, S.RF_SLICE]
+    a = hs.R[d, S.RF_ADDR]
     line = a >> 7
     b = (a >> 5) & 3
     st = l2_set_of(hs, a)
@@ -236,8 +236,8 @@ def l2_fill(hs, d):
         r = hs.L2M[S.MF_HEAD, sl, e]
         mshr_release(hs.L2H, hs.L2M, hs.SLV[S.SV_MTOP], sl, a, e)
         while r != NIL:
-            nxt = hs.R[S.RF_NEXT, r]
-            if hs.R[S.RF_KIND, r] == RK_ATOMIC and w >= 0:
+            nxt = hs.R[r, S.RF_NEXT]
+            if hs.R[r, S.RF_KIND] == RK_ATOMIC and w >= 0:
                 hs.L2L[S.LF_DIRTY, sl, st, w] |= 1 << b
             _reply(hs, sl, r)
             r = nxt

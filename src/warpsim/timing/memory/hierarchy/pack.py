@@ -16,7 +16,7 @@ from warpsim.timing.memory.hierarchy.state import HierState
 from warpsim.timing.state import jit_inline
 
 FIELDS = HierState._fields[:-1]            # every field but H itself
-NDIM = (1, 1, 2, 2, 2, 2, 4, 3, 3, 2, 4, 4, 3, 3, 2, 2, 3, 2, 2, 2, 3, 3, 2, 2)
+NDIM = (1, 1, 2, 2, 2, 2, 4, 3, 3, 2, 4, 4, 3, 3, 2, 2, 3, 2, 2, 2, 3, 3, 2, 2, 3)
 HEADER = 1 + 5 * len(FIELDS)
 
 
@@ -88,4 +88,4 @@ def unpack(h):
     return HierState(_v1(h, 0), _v1(h, 1), _v2(h, 2), _v2(h, 3), _v2(h, 4), _v2(h, 5), _v4(h, 6), _v3(h, 7),
                      _v3(h, 8), _v2(h, 9), _v4(h, 10), _v4(h, 11), _v3(h, 12), _v3(h, 13), _v2(h, 14),
                      _v2(h, 15), _v3(h, 16), _v2(h, 17), _v2(h, 18), _v2(h, 19), _v3(h, 20), _v3(h, 21),
-                     _v2(h, 22), _v2(h, 23), h)
+                     _v2(h, 22), _v2(h, 23), _v3(h, 24), h)

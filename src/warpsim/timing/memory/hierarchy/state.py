@@ -35,7 +35,8 @@ NIL = -1
  SC_IC_REQ_PKTS, SC_IC_REQ_FLITS, SC_IC_REP_PKTS, SC_IC_REP_FLITS,
  SC_SMEM_ACC, SC_SMEM_CONFLICT, SC_CONST_ACC, SC_ISSUE_FAIL, SC_DR_CYCLES, SC_L2_CYCLES,
  SC_IC_CYCLES, SC_POOL_HWM, SC_L1_TAG_LOOKUPS, SC_ICNT_STALL, SC_LOCAL_BASE,
- N_SC) = range(35)
+ SC_WAKE_N, SC_WAKE_AT, SC_DRAM_SEQ,
+ N_SC) = range(38)
 
 # ---- request types (stats rows) -------------------------------------------------------------
 T_GLOBAL_R, T_LOCAL_R, T_GLOBAL_W, T_LOCAL_W, T_ATOMIC, T_L2_WRBK, N_TYPES = range(7)
@@ -64,9 +65,9 @@ HASH_CODES = {"linear": H_LINEAR, "xor": H_XOR, "ipoly": H_IPOLY}
 
 
 # ---- rows of the grouped arrays ------------------------------------------------------------
-# R [N_RF, n_req]: the request pool
+# R [n_req, N_RF]: the request pool (a request per row: its fields are adjacent in memory)
 (RF_NEXT, RF_KIND, RF_TYPE, RF_FLAGS, RF_SLOT, RF_SM, RF_ADDR, RF_BMASK, RF_SLICE, RF_BANK, RF_ROW,
- RF_TIME, RF_FREE, N_RF) = range(14)
+ RF_TIME, RF_FREE, RF_SEQ, N_RF) = range(15)
 # SL [N_SLF, n_slot]: instruction slots and the done ring
 SLF_TOKEN, SLF_PENDING, SLF_FREE, SLF_DTOKEN, SLF_DCYCLE, N_SLF = range(6)
 EVF_TIME, EVF_CODE = 0, 1
@@ -76,15 +77,19 @@ HF_KEY, HF_VAL = 0, 1                                  # L1H / L2H [2, unit, tab
 MF_HEAD, MF_TAIL, MF_CNT, MF_FREE = range(4)           # L1M / L2M [4, unit, entries]: MSHR entries
 # SMV [N_SMV, n_sm]
 (SM_MTOP, SM_MQ_HEAD, SM_MQ_TAIL, SM_MQ_LEN, SM_MQ_RES, SM_SRC_BUSY, SM_RDST_BUSY, SM_ACC, SM_MISS,
- SM_EPOCH, N_SMV) = range(11)
+ SM_EPOCH, SM_WAIT, SM_WAKE_LIST, N_SMV) = range(13)
 # SM_EPOCH counts changes to an SM's L1 valid bits and L1 MSHRs (accepted instruction, read reply):
-# an MSHR refusal cached at one epoch is still the answer while the epoch is unchanged
+# an MSHR refusal cached at one epoch is still the answer while the epoch is unchanged.
+# SM_WAIT: what the SM's refused warps wait for (wake.py bits); SM_WAKE_LIST[0:SC_WAKE_N]: SMs whose
+# refused warps may now be accepted, for the core to collect (mem_pop_wakes)
 # SLV [N_SLV, n_slice]
 (SV_MTOP, SV_DST_BUSY, SV_BUF, SV_RSRC_BUSY, SV_ACC, SV_MISS, SV_IN_HEAD, SV_IN_TAIL, SV_IN_LEN,
  SV_OUT_HEAD, SV_OUT_TAIL, SV_OUT_LEN, SV_DQ_HEAD, SV_DQ_TAIL, SV_DQ_LEN, N_SLV) = range(16)
-# CHV [N_CHV, n_ch]: DRAM read / write queues
-CV_RQ_HEAD, CV_RQ_TAIL, CV_RQ_LEN, CV_WQ_HEAD, CV_WQ_TAIL, CV_WQ_LEN, N_CHV = range(7)
-BF_ROW, BF_ACT, BF_COL, BF_PRE, N_BF = range(5)        # BK [N_BF, n_ch, nbk]: bank state
+# CHV [N_CHV, n_ch]: DRAM read / write queue lengths (the queues are per bank, in BK)
+CV_RQ_LEN, CV_WQ_LEN, N_CHV = range(3)
+# BK [N_BF, n_ch, nbk]: bank state, and each bank's part of the read / write queue (age order)
+(BF_ROW, BF_ACT, BF_COL, BF_PRE, BF_RQ_HEAD, BF_RQ_TAIL, BF_RQ_LEN, BF_WQ_HEAD, BF_WQ_TAIL, BF_WQ_LEN,
+ N_BF) = range(11)
 
 
 class HierState(NamedTuple):
@@ -93,7 +98,7 @@ class HierState(NamedTuple):
     p: np.ndarray      # int64 [N_P] parameters
     sc: np.ndarray     # int64 [N_SC] mutable scalars
     amap: np.ndarray   # int64 [3, 64] DRAM address-map bit positions: bank, row, col (-1 ends)
-    R: np.ndarray      # int64 [N_RF, n_req] request pool (RF_FREE row: free-list stack)
+    R: np.ndarray      # int64 [n_req, N_RF] request pool (RF_FREE column: free-list stack)
     SL: np.ndarray     # int64 [N_SLF, n_slot] instruction slots, done ring
     EV: np.ndarray     # int64 [2, n_ev] event heap: time (fs), code = kind | arg << EV_BITS
     L1L: np.ndarray    # int64 [3, n_sm, sets, max_ways] tag (line address or -1), valid sectors, LRU
@@ -105,8 +110,8 @@ class HierState(NamedTuple):
     L2H: np.ndarray
     L2M: np.ndarray
     SLV: np.ndarray    # int64 [N_SLV, n_slice] per-slice queues, ports, counters
-    CHV: np.ndarray    # int64 [N_CHV, n_ch] DRAM queues
-    BK: np.ndarray     # int64 [N_BF, n_ch, nbk] open row and earliest ACT / column / PRE cycles
+    CHV: np.ndarray    # int64 [N_CHV, n_ch] DRAM queue lengths
+    BK: np.ndarray     # int64 [N_BF, n_ch, nbk] open row, earliest ACT / column / PRE, queues
     BG: np.ndarray     # int64 [n_ch, nbkgrp] last column command per bank group
     d_ch: np.ndarray   # int64 [n_ch, 6] DC_* channel timing state
     d_st: np.ndarray   # int64 [n_ch, N_DST] DRAM counters
@@ -114,6 +119,7 @@ class HierState(NamedTuple):
     FL: np.ndarray     # int64 [2, N_TYPES, N_FAIL] reservation-failure reasons
     X: np.ndarray      # int64 [N_X, X_WIDTH] scratch rows (compiled code never allocates), see X_*
     WC: np.ndarray     # int64 [N_WC, n_warps] per-warp refusal cache (issue.py): sectors + 1, request type
+    L1X: np.ndarray    # int64 [2, n_sm, HX] L1 tag index: line address << 5 -> way (O(1) lookups)
     H: np.ndarray      # int64 [n] the flat buffer every field above is a view of (pack.py)
 
 
@@ -122,7 +128,7 @@ class HierState(NamedTuple):
 WC_N1, WC_TYPE, WC_FAIL, WC_EPOCH, N_WC = range(5)
 
 # scratch rows of X
-X_SEC, X_BM, X_SUB, X_COUNT, X_WORDS, X_ROWS, X_ADDR, N_X = range(8)
+X_SEC, X_BM, X_SUB, X_COUNT, X_WORDS, X_ADDR, N_X = range(7)
 X_WIDTH = 128
 
 

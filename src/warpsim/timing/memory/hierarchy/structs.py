@@ -21,20 +21,20 @@ def pool_alloc(hs):
         return NIL
     top -= 1
     hs.sc[SC_POOL_TOP] = top
-    r = hs.R[S.RF_FREE, top]
-    used = hs.R[S.RF_FREE].shape[0] - top
+    r = hs.R[top, S.RF_FREE]
+    used = hs.R[:, S.RF_FREE].shape[0] - top
     if used > hs.sc[SC_POOL_HWM]:
         hs.sc[SC_POOL_HWM] = used
-    hs.R[S.RF_NEXT, r] = NIL
-    hs.R[S.RF_FLAGS, r] = 0
-    hs.R[S.RF_SLOT, r] = NIL
+    hs.R[r, S.RF_NEXT] = NIL
+    hs.R[r, S.RF_FLAGS] = 0
+    hs.R[r, S.RF_SLOT] = NIL
     return r
 
 
 @jit
 def pool_release(hs, r):
     top = hs.sc[SC_POOL_TOP]
-    hs.R[S.RF_FREE, top] = r
+    hs.R[top, S.RF_FREE] = r
     hs.sc[SC_POOL_TOP] = top + 1
 
 
@@ -131,6 +131,7 @@ def heap_pop(hs):
 
 
 # ---- MSHR tables: open-addressing hash (key -> entry id) + per-entry merge chains -------------
+# (the hash maps also index the L1 tags: line address << 5 -> way)
 # H = [2, unit, table] (HF_KEY, HF_VAL); M = [4, unit, entries] (MF_HEAD, MF_TAIL, MF_CNT, MF_FREE)
 
 
@@ -141,8 +142,8 @@ def _hash(key, mask):
 
 
 @jit
-def mshr_lookup(H, row, key):
-    """Entry id stored for `key` in unit `row`'s table, or -1."""
+def hmap_lookup(H, row, key):
+    """Value stored for `key` in unit `row`'s table (an MSHR entry id, an L1 way), or -1."""
     mask = H.shape[2] - 1
     i = _hash(key, mask)
     while True:
@@ -154,8 +155,11 @@ def mshr_lookup(H, row, key):
         i = (i + 1) & mask
 
 
+mshr_lookup = hmap_lookup
+
+
 @jit
-def _hmap_insert(H, row, key, val):
+def hmap_insert(H, row, key, val):
     mask = H.shape[2] - 1
     i = _hash(key, mask)
     while H[0, row, i] != NIL:
@@ -165,7 +169,7 @@ def _hmap_insert(H, row, key, val):
 
 
 @jit
-def _hmap_delete(H, row, key):
+def hmap_delete(H, row, key):
     """Remove `key` with backward-shift deletion (no tombstones, probes stay short)."""
     mask = H.shape[2] - 1
     i = _hash(key, mask)
@@ -196,7 +200,7 @@ def mshr_alloc(H, M, mtop, r_next, row, key, r):
         return NIL
     mtop[row] -= 1
     e = M[3, row, mtop[row]]
-    _hmap_insert(H, row, key, e)
+    hmap_insert(H, row, key, e)
     M[0, row, e] = r
     M[1, row, e] = r
     M[2, row, e] = 1
@@ -215,6 +219,6 @@ def mshr_merge(M, r_next, row, e, r):
 @jit
 def mshr_release(H, M, mtop, row, key, e):
     """Drop the entry; the caller has taken its chain (M[MF_HEAD]) already."""
-    _hmap_delete(H, row, key)
+    hmap_delete(H, row, key)
     M[3, row, mtop[row]] = e
     mtop[row] += 1
