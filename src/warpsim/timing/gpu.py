@@ -368,11 +368,13 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
     `issue_log` > 0 records (cycle, warp slot, arena index) of that many first issues.
     """
     sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model, issue_log=issue_log)
-    # The objects alive now (numba's compiled code, configs, ...) cannot become garbage during the
-    # run: frozen, the cyclic collector stops re-scanning them whenever CTA building allocates
-    # (measured: 5-6 % of a memory-bound run). New objects are still collected.
-    gc.freeze()
+    # The cyclic collector is paused for the run: it kept re-scanning numba's and the configs'
+    # objects whenever CTA building allocated (measured: 5-6 % of a memory-bound run). What a run
+    # allocates is freed by reference counting; anything cyclic is collected once it returns.
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
         return sim.run(commands, max_cycles=max_cycles, progress=progress)
     finally:
-        gc.unfreeze()
+        if was_enabled:
+            gc.enable()

@@ -188,7 +188,7 @@ def build_hierarchy(gpu) -> HierState:
     for row in (S.BF_ROW, S.BF_RQ_HEAD, S.BF_RQ_TAIL, S.BF_WQ_HEAD, S.BF_WQ_TAIL):
         BK[row] = S.NIL
     return pack(dict(
-        p=p, sc=sc, amap=amap, R=R, SL=SL, EV=i64(2, n_req + n_slot),
+        p=p, sc=sc, amap=amap, R=R, SL=SL, EV=i64(n_req + n_slot, 2),
         L1L=L1L, L1H=i64(2, n_sm, h1, fill=S.NIL), L1M=mshr(n_sm, l1.mshr_entries), SMV=SMV,
         L2L=L2L, L2W=i64(n_sl, l2.sets, l2.assoc, 4), L2H=i64(2, n_sl, h2, fill=S.NIL),
         L2M=mshr(n_sl, l2.mshr_entries), SLV=SLV, CHV=CHV, BK=BK,

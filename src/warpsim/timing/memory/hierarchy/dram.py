@@ -70,7 +70,7 @@ from warpsim.timing.memory.hierarchy.structs import (
     heap_push,
     pool_release,
 )
-from warpsim.timing.state import jit
+from warpsim.timing.state import jit, jit_inline
 
 
 @jit
@@ -180,7 +180,7 @@ def _oldest_head(R, head, nbk):
     return best
 
 
-@jit
+@jit_inline
 def _column(hs, ch, k, write, head, tail, length, frfcfs):
     """Column command for the oldest row hit whose bank allows it (FCFS: the oldest request only).
 
@@ -223,7 +223,7 @@ def _column(hs, ch, k, write, head, tail, length, frfcfs):
     return b
 
 
-@jit
+@jit_inline
 def _schedule(hs, ch, k, write):
     p = hs.p
     base = S.BF_WQ_HEAD if write else S.BF_RQ_HEAD

@@ -54,7 +54,7 @@ from warpsim.timing.memory.hierarchy.structs import (
     pool_release,
 )
 from warpsim.timing.memory.hierarchy.wake import WAIT_EPOCH, pop_wakes, wake_sm
-from warpsim.timing.state import jit
+from warpsim.timing.state import jit, jit_inline
 
 
 @jit
@@ -92,7 +92,7 @@ def _sm_arrive(hs, r, t):
     pool_release(hs, r)
 
 
-@jit
+@jit_inline
 def _event(hs, code, t):
     kind = code & ((1 << EV_BITS) - 1)
     arg = code >> EV_BITS
@@ -148,7 +148,7 @@ def hier_tick(hs, cycle):
     t_end = cycle * p[P_PC]
     while True:
         t_floor = sc[SC_TNOW]
-        t_ev = hs.EV[S.EVF_TIME, 0] if sc[SC_HEAP_N] > 0 else INF
+        t_ev = hs.EV[0, S.EVF_TIME] if sc[SC_HEAP_N] > 0 else INF
         t_ic = INF
         if sc[SC_MQ_TOTAL] + sc[SC_L2OUT_TOTAL] > 0:
             sc[SC_K_IC] = _edge(sc[SC_K_IC], p[P_PIC], t_floor)
@@ -166,7 +166,7 @@ def hier_tick(hs, cycle):
             break
         sc[SC_TNOW] = t
         if t_ev == t:
-            while sc[SC_HEAP_N] > 0 and hs.EV[S.EVF_TIME, 0] == t:
+            while sc[SC_HEAP_N] > 0 and hs.EV[0, S.EVF_TIME] == t:
                 code = heap_pop(hs)
                 _event(hs, code, t)
             continue
@@ -194,7 +194,7 @@ def hier_next_event(hs):
     p = hs.p
     t = INF
     if sc[SC_HEAP_N] > 0:
-        t = hs.EV[S.EVF_TIME, 0]
+        t = hs.EV[0, S.EVF_TIME]
     if sc[SC_MQ_TOTAL] + sc[SC_L2OUT_TOTAL] > 0:
         t = min(t, _edge(sc[SC_K_IC], p[P_PIC], sc[SC_TNOW]) * p[P_PIC])
     if sc[SC_L2IN_TOTAL] > 0:

@@ -43,7 +43,7 @@ def next_event(h):
     osc = _off(h, _SC)
     t = INF
     if h[osc + S.SC_HEAP_N] > 0:
-        t = h[_off(h, _EV)]                                  # EV[EVF_TIME, 0]
+        t = h[_off(h, _EV)]                                  # EV[0, EVF_TIME]
     tnow = h[osc + S.SC_TNOW]
     if h[osc + S.SC_MQ_TOTAL] + h[osc + S.SC_L2OUT_TOTAL] > 0:
         t = min(t, _edge_time(h[osc + S.SC_K_IC], h[op + S.P_PIC], tnow))

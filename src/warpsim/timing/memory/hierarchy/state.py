@@ -100,7 +100,7 @@ class HierState(NamedTuple):
     amap: np.ndarray   # int64 [3, 64] DRAM address-map bit positions: bank, row, col (-1 ends)
     R: np.ndarray      # int64 [n_req, N_RF] request pool (RF_FREE column: free-list stack)
     SL: np.ndarray     # int64 [N_SLF, n_slot] instruction slots, done ring
-    EV: np.ndarray     # int64 [2, n_ev] event heap: time (fs), code = kind | arg << EV_BITS
+    EV: np.ndarray     # int64 [n_ev, 2] event heap nodes: time (fs), code = kind | arg << EV_BITS
     L1L: np.ndarray    # int64 [3, n_sm, sets, max_ways] tag (line address or -1), valid sectors, LRU
     L1H: np.ndarray    # int64 [2, n_sm, H1] L1 MSHR hash: sector address -> entry
     L1M: np.ndarray    # int64 [4, n_sm, E1] L1 MSHR entries: merge chain head/tail/count, free ids

@@ -87,8 +87,8 @@ def fifo_remove_after(r_next, head, tail, length, q, prev, r):
 
 @jit
 def heap_push(hs, time, kind, arg):
-    ht = hs.EV[S.EVF_TIME]
-    hc = hs.EV[S.EVF_CODE]
+    ht = hs.EV[:, S.EVF_TIME]      # time and code of a node side by side: one cache line
+    hc = hs.EV[:, S.EVF_CODE]
     code = kind | (arg << EV_BITS)
     i = hs.sc[SC_HEAP_N]
     hs.sc[SC_HEAP_N] = i + 1
@@ -106,8 +106,8 @@ def heap_push(hs, time, kind, arg):
 @jit
 def heap_pop(hs):
     """Remove the earliest event; returns its code (kind | arg << EV_BITS)."""
-    ht = hs.EV[S.EVF_TIME]
-    hc = hs.EV[S.EVF_CODE]
+    ht = hs.EV[:, S.EVF_TIME]      # time and code of a node side by side: one cache line
+    hc = hs.EV[:, S.EVF_CODE]
     n = hs.sc[SC_HEAP_N] - 1
     code = hc[0]
     lt = ht[n]
