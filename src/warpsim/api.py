@@ -23,9 +23,10 @@ class Simulation:
 
 
 def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None = None,
-                  seed: int = 0) -> tuple[Iterable[Memcpy | KernelSource], str]:
+                  seed: int = 0, profile: bool = False) -> tuple[Iterable[Memcpy | KernelSource], str]:
     """Resolve what to simulate: an Accel-Sim trace (kernelslist.g, a .traceg[.xz] or a directory
-    holding kernelslist.g) or the name of a bundled workload (run by the PTX emulator in timing mode).
+    holding kernelslist.g) or the name of a bundled workload (run by the PTX emulator in timing mode;
+    `profile` also records each launch's functional profile, as `source.profile`).
     Returns the command stream and a name for the result document."""
     path = Path(target)
     if path.is_dir() and (path / "kernelslist.g").is_file():
@@ -41,7 +42,7 @@ def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None 
     from warpsim.workloads.runner import run_workload
 
     wl = get_workload(str(target))
-    api = EmulatorApi(wl.ptx_path, mode="timing")
+    api = EmulatorApi(wl.ptx_path, mode="timing", profile_timing=profile)
     run_workload(wl, preset=size, sizes=sizes, seed=seed, api=api, verify=False)
     return list(api.device.commands), wl.name
 
@@ -49,21 +50,45 @@ def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None 
 def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "QV100", *,
              overrides: Sequence[str] = (), max_cycles: int | None = None, ts_interval: int = 500,
              memory_model: str | None = None, size: str = "tiny", progress=None,
-             workload_name: str | None = None) -> Simulation:
-    """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc."""
+             workload_name: str | None = None, sample: str = "full", profile=None,
+             pkp: dict | None = None) -> Simulation:
+    """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc.
+
+    `sample` picks a sampled-simulation method (see `warpsim.sampling.driver.METHODS`); `profile`
+    (a path or a `ProfileTable`) gives PKS/PKA a trace's profile; `pkp` overrides PKP parameters.
+    """
     from warpsim.config import load_gpu
     from warpsim.results import result_document
+    from warpsim.sampling import driver
     from warpsim.timing.gpu import simulate as run_timing
 
     t0 = time.perf_counter()
     cfg = load_gpu(gpu, overrides)
+    sample = sample or "full"
+    driver.check_method(sample, cfg)
     if isinstance(target, str | Path):
-        commands, name = load_commands(target, size=size)
+        commands, name = load_commands(target, size=size, profile=sample in driver.NEEDS_PROFILE)
     else:
         commands, name = target, workload_name or "commands"
-    out = run_timing(commands, cfg, max_cycles=max_cycles, ts_interval=ts_interval,
-                     memory_model=memory_model, progress=progress)
+    if sample == "full":
+        out = run_timing(commands, cfg, max_cycles=max_cycles, ts_interval=ts_interval,
+                         memory_model=memory_model, progress=progress)
+        wall = time.perf_counter() - t0
+        doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),
+                              wall_seconds=wall)
+        return Simulation(output=out, document=doc, gpu=cfg)
+    from warpsim.sampling.document import sampled_document
+
+    if isinstance(profile, str | Path):
+        from warpsim.sampling.readers import read_profile
+
+        profile = read_profile(profile)
+    cmds, outcome, sources = driver.plan(commands, sample, cfg, workload=workload_name or name,
+                                         profile=profile, pkp_overrides=pkp)
+    out = run_timing(cmds, cfg, max_cycles=max_cycles, ts_interval=ts_interval, memory_model=memory_model,
+                     progress=progress, controller=outcome.pkp)
+    driver.finish(outcome, out)
     wall = time.perf_counter() - t0
     doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),
                           wall_seconds=wall)
-    return Simulation(output=out, document=doc, gpu=cfg)
+    return Simulation(output=out, document=sampled_document(doc, outcome, sources), gpu=cfg)

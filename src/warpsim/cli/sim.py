@@ -12,25 +12,50 @@ from rich.table import Table
 from warpsim.cli import app
 
 out_console = Console()
+PKP_METHODS = ("pkp", "pkp-inst", "pka")
 
 
 def summary_table(doc: dict, max_rows: int = 20) -> Table:
-    table = Table(title=f"{doc['workload']} on {doc['gpu']} ({doc['memory_model']} memory)")
-    for col in ("kernel", "name", "CTAs", "cycles", "warp insts", "IPC", "occupancy", "top stall"):
-        table.add_column(col, justify="right" if col not in ("name", "top stall") else "left")
+    method = doc.get("method", "full")
+    title = f"{doc['workload']} on {doc['gpu']} ({doc['memory_model']} memory)"
+    table = Table(title=title if method == "full" else f"{title}, sampled: {method}")
+    cols = ["kernel", "name", "CTAs", "cycles", "warp insts", "IPC", "occupancy", "top stall"]
+    if method != "full":
+        cols.append("provenance")
+    for col in cols:
+        table.add_column(col, justify="right" if col not in ("name", "top stall", "provenance") else "left")
     for k in doc["kernels"][:max_rows]:
-        stalls = {n: v for n, v in k["stalls"].items() if n not in ("fractions", "issued", "no_instruction")}
+        stalls = {n: v for n, v in k.get("stalls", {}).items()
+                  if n not in ("fractions", "issued", "no_instruction")}
         top = max(stalls, key=stalls.get) if stalls else "-"
-        table.add_row(str(k["id"]), k["name"][:40], str(k["ctas"]), f"{k['cycles']:,}",
-                      f"{k['warp_instructions']:,}", f"{k['ipc']:.2f}",
-                      f"{100 * k['occupancy']['achieved']:.1f}%", top)
+        occ = k.get("occupancy")
+        row = [str(k["id"]), k["name"][:40], str(k["ctas"]), f"{k['cycles']:,}",
+               f"{k['warp_instructions']:,}", f"{k['ipc']:.2f}",
+               f"{100 * occ['achieved']:.1f}%" if occ else "-", top]
+        if method != "full":
+            row.append(_provenance(k))
+        table.add_row(*row)
     if len(doc["kernels"]) > max_rows:
-        table.add_row("...", f"{len(doc['kernels']) - max_rows} more kernels", "", "", "", "", "", "")
+        table.add_row("...", f"{len(doc['kernels']) - max_rows} more kernels", *[""] * (len(cols) - 2))
     t = doc["total"]
     table.add_section()
-    table.add_row("total", "", "", f"{t['cycles']:,}", f"{t['warp_instructions']:,}", f"{t['ipc']:.2f}", "",
-                  f"{t['wall_seconds']:.2f} s, {t['sim_rate_kips']:.1f} KIPS")
+    row = ["total", "", "", f"{t['cycles']:,}", f"{t['warp_instructions']:,}", f"{t['ipc']:.2f}", "",
+           f"{t['wall_seconds']:.2f} s, {t['sim_rate_kips']:.1f} KIPS"]
+    if method != "full":
+        ci = t.get("ci95_cycles")
+        row.append(t["provenance"] + (f", 95 % CI {ci[0]:,.0f}-{ci[1]:,.0f}" if ci else "")
+                   + f"; {100 * t['simulated_fraction']:.1f} % of instructions simulated")
+    table.add_row(*row)
     return table
+
+
+def _provenance(k: dict) -> str:
+    if k["provenance"] == "simulated":
+        return "simulated"
+    if k.get("pkp"):
+        p = k["pkp"]
+        return f"PKP after {k['simulated_cycles']:,} cycles, {p['ctas_done']}/{p['ctas_total']} CTAs"
+    return f"from kernel {k['represented_by']}"
 
 
 @app.command()
@@ -46,8 +71,15 @@ def sim(
     memory: str | None = typer.Option(None, "--memory-model", help="override the GPU's memory model"),
     size: str = typer.Option("tiny", "--size", help="workload size preset (bundled workloads only)"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or table"),
+    sample: str = typer.Option("full", "--sample", help="sampled simulation: full, pkp, pkp-inst, pks, pka, "
+                               "photon-kernel (see docs/sampling/intra-kernel.md)"),
+    profile: Path | None = typer.Option(None, "--profile", help="a trace's profile for pks/pka "
+                                        "(Nsight Compute CSV, Kineto JSON, functional profile)"),
+    pkp_threshold: float = typer.Option(0.25, "--pkp-threshold",
+                                        help="PKP: IPC CoV (%%) that counts as stable"),
 ) -> None:
-    """Simulate every kernel at cycle level and report cycles, IPC, occupancy and stalls."""
+    """Simulate every kernel at cycle level (or a sample of the work, `--sample`) and report cycles,
+    IPC, occupancy and stalls."""
     from warpsim.api import simulate
     from warpsim.results import write_json, write_timeseries_csv
     from warpsim.stats_text import stats_text
@@ -70,7 +102,9 @@ def sim(
 
     with progress:
         result = simulate(target, gpu, overrides=overrides, max_cycles=max_cycles, ts_interval=interval,
-                          memory_model=memory, size=size, progress=on_progress)
+                          memory_model=memory, size=size, progress=on_progress, sample=sample,
+                          profile=profile,
+                          pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS else None)
     doc = result.document
     if json_out:
         write_json(doc, json_out)

@@ -58,6 +58,10 @@ class ArenaManager:
     def free_block_ids(self) -> np.ndarray:
         return np.flatnonzero(self.bl.info[:, B_LIVE] == 0)
 
+    def release(self, block_ids: np.ndarray) -> None:
+        """Give back blocks that were loaded but will never be placed (a kernel stopped early)."""
+        self.bl.info[np.asarray(block_ids, dtype=np.int64), B_LIVE] = 0
+
     def load(self, ctas: list[CtaTrace], kernel_slot: int, block_ids: np.ndarray,
              wp: Warps, ct: Ctas) -> None:
         """Copy CTAs into the arena as blocks `block_ids` (one per CTA)."""

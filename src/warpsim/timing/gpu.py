@@ -20,6 +20,7 @@ from warpsim.ir.kinds import N_UNITS, Unit
 from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource, Memcpy
 from warpsim.timing import core
 from warpsim.timing.arena import ArenaManager
+from warpsim.timing.control import Controller, KernelView, StopRecord
 from warpsim.timing.memory import begin_kernel as mem_begin_kernel
 from warpsim.timing.memory import (
     build_memory,
@@ -31,6 +32,8 @@ from warpsim.timing.memory import (
 )
 from warpsim.timing.occupancy import Occupancy, occupancy
 from warpsim.timing.state import (
+    C_BAR_COUNT,
+    C_KERNEL,
     G_CYCLE,
     G_EVENT_KERNEL,
     G_LOG_N,
@@ -49,6 +52,7 @@ from warpsim.timing.state import (
     K_QHEAD,
     K_QTAIL,
     K_REGS,
+    K_RESIDENT,
     K_SEQ,
     K_SMEM,
     K_START,
@@ -57,9 +61,19 @@ from warpsim.timing.state import (
     K_WARPS,
     K_WINST,
     N_PCOLS,
+    P_SUB_CORES,
+    P_WARPS_PER_SM,
     PENDING_PER_WARP,
     POLICIES,
+    S_WAKE,
     STALL_NAMES,
+    W_AT_BAR,
+    W_CTA,
+    W_DONE,
+    W_END,
+    W_NEXT,
+    W_READY,
+    W_USED,
     Params,
     new_blocks,
     new_ctas,
@@ -87,6 +101,7 @@ class KernelRun:
     start_cycle: int
     loaded: int = 0
     snapshot: dict = field(default_factory=dict)
+    stop: StopRecord | None = None
 
 
 @dataclass
@@ -102,6 +117,7 @@ class KernelResult:
     occupancy_achieved: float
     memory: dict
     truncated: bool = False
+    stop: StopRecord | None = None     # set when a sampling controller ended the kernel early
 
     @property
     def cycles(self) -> int:
@@ -269,9 +285,48 @@ class Simulator:
             warp_instructions=int(kk[slot, K_WINST]), thread_instructions=int(kk[slot, K_TINST]),
             stalls={n: int(v) for n, v in zip(STALL_NAMES, stalls, strict=True)},
             occupancy_achieved=float(achieved),
-            memory=memory, truncated=truncated))
+            memory=memory, truncated=truncated, stop=run.stop))
         if truncated:
             kk[slot, K_ACTIVE] = 0
+
+    # ---- sampling control -----------------------------------------------------------------
+    def view(self, slot: int) -> KernelView:
+        run = self.running[slot]
+        kk = self.kn.k
+        return KernelView(slot=slot, info=run.info, wave=run.occ.ctas_per_sm * self.n_sms,
+                          launch_cycle=run.launch_cycle, start_cycle=run.start_cycle,
+                          cycle=int(self.g0.g[G_CYCLE]), warp_instructions=int(kk[slot, K_WINST]),
+                          thread_instructions=int(kk[slot, K_TINST]), ctas_done=int(kk[slot, K_CTAS_DONE]),
+                          ctas_resident=int(kk[slot, K_RESIDENT]))
+
+    def stop_kernel(self, slot: int, reason: str) -> None:
+        """End a kernel early: no more CTAs; resident warps skip what is left and retire as soon as
+        their memory requests return (which the model still simulates, so nothing is left dangling)."""
+        run = self.running[slot]
+        v = self.view(slot)
+        run.stop = StopRecord(cycle=v.cycle, elapsed=v.elapsed, launch_latency=v.start_cycle - v.launch_cycle,
+                              warp_instructions=v.warp_instructions,
+                              thread_instructions=v.thread_instructions, ctas_done=v.ctas_done, reason=reason)
+        kk = self.kn.k
+        cap = self.queue_cap
+        positions = np.arange(int(kk[slot, K_QHEAD]), int(kk[slot, K_QTAIL]), dtype=np.int64) % cap
+        self.arena.release(self.kn.queue[slot, positions])
+        kk[slot, K_QHEAD] = kk[slot, K_QTAIL]
+        kk[slot, K_MORE] = 0
+        run.ctas = iter(())
+        t = v.cycle
+        ctas = np.flatnonzero(self.ct.c[:, C_KERNEL] == slot)
+        self.ct.c[ctas, C_BAR_COUNT] = 0
+        w = self.wp.w
+        warps = np.flatnonzero(np.isin(w[:, W_CTA], ctas) & (w[:, W_USED] != 0) & (w[:, W_DONE] == 0))
+        w[warps, W_NEXT] = w[warps, W_END]
+        w[warps, W_AT_BAR] = 0
+        w[warps, W_READY] = t
+        p = self.pr.p
+        per_sm = p[P_WARPS_PER_SM]
+        scheds = np.unique((warps // per_sm) * p[P_SUB_CORES] + (warps % per_sm) % p[P_SUB_CORES])
+        s = self.sc.s
+        s[scheds, S_WAKE] = np.minimum(s[scheds, S_WAKE], t)
 
     # ---- the loop ------------------------------------------------------------------------
     def _args(self):
@@ -279,7 +334,7 @@ class Simulator:
                 self.pr, self.ms, self.done_buf)
 
     def run(self, commands: Iterable[Memcpy | KernelSource], *, max_cycles: int | None = None,
-            progress: ProgressFn | None = None) -> SimOutput:
+            progress: ProgressFn | None = None, controller: Controller | None = None) -> SimOutput:
         wall0 = time.perf_counter()
         pending = iter(commands)
         nxt: list = [next(pending, None)]
@@ -299,12 +354,19 @@ class Simulator:
                     if self.running and (self.serial or len(self.running) >= self.kslots
                                          or cmd.info.stream in stream_busy):
                         return
-                    stream_busy[cmd.info.stream] = self.launch(cmd, t)
+                    slot = self.launch(cmd, t)
+                    stream_busy[cmd.info.stream] = slot
+                    if controller is not None:
+                        controller.on_launch(self.view(slot))
                 nxt[0] = next(pending, None)
 
+        every = int(controller.interval) if controller is not None else 0
+        if controller is not None and every < 1:
+            raise InputError(f"sampling controller interval must be >= 1 cycle, got {every}")
+        next_check = every if every else int(INF)
         launch_more(0)
         while self.running:
-            status = core.run(t_stop, *self._args())
+            status = core.run(min(t_stop, next_check), *self._args())
             t = int(self.g0.g[G_CYCLE])
             if status == core.NEED_REFILL:
                 self.refill(int(self.g0.g[G_EVENT_KERNEL]))
@@ -318,6 +380,12 @@ class Simulator:
             elif status == core.TS_FULL:
                 g0 = self.g0
                 self.g0 = g0._replace(ts=np.concatenate([g0.ts, np.zeros_like(g0.ts)]))
+            elif status == core.MAX_CYCLES and t < t_stop:      # a controller check, not the user's limit
+                assert controller is not None
+                for slot, reason in controller.check([self.view(s) for s in self.running]).items():
+                    if slot in self.running and self.running[slot].stop is None:
+                        self.stop_kernel(slot, reason)
+                next_check = t + every
             elif status == core.MAX_CYCLES:
                 for slot in list(self.running):
                     self.retire(slot, truncated=True)
@@ -362,7 +430,8 @@ def _diff_stats(before: dict, after: dict) -> dict:
 
 def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int | None = None,
              ts_interval: int = 500, memory_model: str | None = None,
-             progress: ProgressFn | None = None, issue_log: int = 0) -> SimOutput:
+             progress: ProgressFn | None = None, issue_log: int = 0,
+             controller: Controller | None = None) -> SimOutput:
     """Simulate a command stream (memcpys and kernel launches) on a GPU description.
 
     `issue_log` > 0 records (cycle, warp slot, arena index) of that many first issues.
@@ -374,7 +443,7 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return sim.run(commands, max_cycles=max_cycles, progress=progress)
+        return sim.run(commands, max_cycles=max_cycles, progress=progress, controller=controller)
     finally:
         if was_enabled:
             gc.enable()

@@ -99,6 +99,7 @@ class EmulatorApi:
     device: Any = None
     launches: list[LaunchRecord] = field(default_factory=list)
     profiles: list[Any] = field(default_factory=list)
+    profile_timing: bool = False    # timing mode: also profile each launch (sampled simulation)
 
     def __post_init__(self) -> None:
         from warpsim.host import Device, load_ptx
@@ -139,6 +140,7 @@ class EmulatorApi:
             shared_bytes=shared_bytes,
             stream=stream,
             mode=self.mode,
+            **({"profile": True} if self.profile_timing and self.mode == "timing" else {}),
         )
         warp = thread = None
         counters = getattr(result, "counters", None)

@@ -84,6 +84,7 @@ class PtxKernelSource:
         self._dyn = dyn_shared
         self._snap = snapshot
         self._per = max(1, ctas_per_batch)
+        self.profile: KernelProfile | None = None      # set when the launch was also profiled
 
     def iter_ctas(self) -> Iterator[CtaTrace]:
         dev = Device(capacity=max(self._snap.size, 1 << 12))
@@ -162,12 +163,14 @@ class Module:
         return bytes(buf)
 
     def launch(self, kernel: str, grid, block, args: Sequence = (), shared_bytes: int = 0, stream: int = 0,
-               mode: str = "functional", batch_threads: int | None = None, nregs: int | None = None):
+               mode: str = "functional", batch_threads: int | None = None, nregs: int | None = None,
+               profile: bool = False):
         """Launch `kernel`.
 
         mode='functional' runs it now and returns a LaunchResult; 'timing' also runs it and returns a
         KernelSource (appended to device.commands) whose CTAs are re-emulated lazily as the timing model
-        asks; 'profile' runs it and returns a KernelProfile.
+        asks; 'profile' runs it and returns a KernelProfile. `profile=True` in timing mode also
+        records the profile (for sampled simulation) and attaches it to the source as `.profile`.
         """
         k = self.kernel(kernel)
         g, b = _dim3(grid, "grid"), _dim3(block, "block")
@@ -188,24 +191,32 @@ class Module:
                               nregs=nregs or k.nregs_estimate, stream=stream,
                               binary_version=self.ast.sm, shmem_base=SHMEM_BASE, local_base=LOCAL_BASE,
                               num_ir_regs=k.num_ir_regs, source_path=self.path)
-            self._run(k, g, b, kp, shared_bytes, per, None)
+            if profile:
+                kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc)
+            else:
+                self._run(k, g, b, kp, shared_bytes, per, None)
             src = PtxKernelSource(info, k, kp, shared_bytes, snap, max(1, min(per, 8)))
+            if profile:
+                src.profile = kprof
             self.device.commands.append(src)
             return src
         if mode == "profile":
-            nwarps = g[0] * g[1] * g[2] * (tpc // 32)
-            prof = ProfileRecorder(k, nwarps)
-            t0 = time.perf_counter()
-            self._run(k, g, b, kp, shared_bytes, per, prof)
-            dt = time.perf_counter() - t0
-            sizes = np.diff(np.append(k.leaders, len(k.ops)))
-            return KernelProfile(k.name, self._launches, g, b, prof.metrics(g[0] * g[1] * g[2]), prof.bbv,
-                                 k.s_pc[k.leaders], sizes, dt, dict(prof.c))
+            return self._profile(k, g, b, kp, shared_bytes, per, tpc)
         if mode != "functional":
             raise InputError(f"unknown launch mode {mode!r} (functional, timing, profile)")
         t0 = time.perf_counter()
         n = self._run(k, g, b, kp, shared_bytes, per, None)
         return LaunchResult(k.name, g, b, n, time.perf_counter() - t0)
+
+    def _profile(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, tpc: int) -> KernelProfile:
+        nwarps = g[0] * g[1] * g[2] * (tpc // 32)
+        prof = ProfileRecorder(k, nwarps)
+        t0 = time.perf_counter()
+        self._run(k, g, b, kp, dyn, per, prof)
+        dt = time.perf_counter() - t0
+        sizes = np.diff(np.append(k.leaders, len(k.ops)))
+        return KernelProfile(k.name, self._launches, g, b, prof.metrics(g[0] * g[1] * g[2]), prof.bbv,
+                             k.s_pc[k.leaders], sizes, dt, dict(prof.c))
 
     def _run(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, prof: ProfileRecorder | None) -> int:
         order = _cta_order(g)

@@ -1,0 +1,67 @@
+"""What a sampling controller may see of a running simulation and what it may ask of it.
+
+Intra-kernel sampling (PKP, Photon's warp sampling) observes kernels while they run and may stop
+one early. The simulator calls `Controller.check` every `interval` core cycles with a read-only
+`KernelView` per running kernel; the controller answers with the kernels to stop. A stopped kernel
+places no further CTAs, its resident warps skip their remaining instructions and retire once their
+memory requests return, so the next kernel starts from a consistent machine (caches, DRAM rows and
+queues keep what the simulated part left in them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from warpsim.ir.records import KernelInfo
+
+
+@dataclass(frozen=True)
+class KernelView:
+    """A running kernel as a controller sees it at a check."""
+
+    slot: int
+    info: KernelInfo
+    wave: int                   # CTAs that fill the GPU at this kernel's occupancy (CTAs/SM x SMs)
+    launch_cycle: int
+    start_cycle: int            # launch + kernel launch latency
+    cycle: int                  # the check's core cycle
+    warp_instructions: int      # issued so far by this kernel
+    thread_instructions: int
+    ctas_done: int
+    ctas_resident: int
+
+    @property
+    def elapsed(self) -> int:
+        """Core cycles since launch (the kernel's cycle count if it ended now)."""
+        return self.cycle - self.launch_cycle
+
+    @property
+    def active(self) -> int:
+        """Core cycles since the launch latency ended (the kernel could issue)."""
+        return self.cycle - self.start_cycle
+
+
+@dataclass(frozen=True)
+class StopRecord:
+    """What a kernel had done when a controller stopped it (all measured, none projected)."""
+
+    cycle: int
+    elapsed: int                # since launch
+    launch_latency: int         # of `elapsed`, cycles before the kernel could issue
+    warp_instructions: int
+    thread_instructions: int
+    ctas_done: int
+    reason: str
+
+
+@runtime_checkable
+class Controller(Protocol):
+    interval: int
+
+    def on_launch(self, view: KernelView) -> None:
+        """A kernel was launched (its view has no progress yet)."""
+
+    def check(self, views: list[KernelView]) -> dict[int, str]:
+        """Slots to stop now, each with a one-line reason."""
+        ...
