@@ -92,3 +92,28 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),
                           wall_seconds=wall)
     return Simulation(output=out, document=sampled_document(doc, outcome, sources), gpu=cfg)
+
+
+def model(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "QV100", *,
+          models: Sequence[str] = ("roofline", "cpi", "mwp_cwp", "interval"), size: str = "tiny",
+          overrides: Sequence[str] = (), memory_model: str | None = None, max_ctas: int | None = None,
+          workload_name: str | None = None) -> dict:
+    """Analytical estimates (no timing model): one DESIGN §8 document per model, keyed by name,
+    with "method": "analytic:<model>" and every kernel's provenance "estimated"."""
+    from warpsim.analytic import get_model
+    from warpsim.analytic.run import model_documents
+    from warpsim.config import load_gpu
+
+    if isinstance(models, str):
+        models = [m.strip() for m in models.split(",") if m.strip()]
+    if not models:
+        raise InputError("no analytical model chosen", key="models")
+    for name in models:
+        get_model(name)
+    cfg = load_gpu(gpu, overrides)
+    if isinstance(target, str | Path):
+        commands, name = load_commands(target, size=size)
+    else:
+        commands, name = target, workload_name or "commands"
+    return model_documents(commands, cfg, models=list(models), workload=workload_name or name,
+                           overrides=list(overrides), memory_model=memory_model, max_ctas=max_ctas)
