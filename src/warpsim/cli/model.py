@@ -1,0 +1,66 @@
+"""`warpsim model`: analytical estimates (roofline, CPI stack, MWP-CWP, interval) in about a second."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from warpsim.cli import app
+
+out_console = Console()
+
+
+def model_table(docs: dict[str, dict], max_rows: int = 20) -> Table:
+    """One row per kernel: cycles and limiter per model; totals last."""
+    first = next(iter(docs.values()))
+    table = Table(title=f"{first['workload']} on {first['gpu']} (analytical, {first['memory_model']} memory)")
+    table.add_column("kernel", justify="right")
+    table.add_column("name", max_width=24, no_wrap=True)
+    table.add_column("warp insts", justify="right")
+    for name in docs:
+        table.add_column(f"{name}\ncycles (limiter)", justify="right")
+    kernels = list(zip(*(d["kernels"] for d in docs.values()), strict=True))
+    for row in kernels[:max_rows]:
+        k0 = row[0]
+        cells = [str(k0["id"]), k0["name"], f"{k0['warp_instructions']:,}"]
+        for k in row:
+            cells.append(f"{k['cycles']:,} ({k['limiter']})")
+        table.add_row(*cells)
+    if len(kernels) > max_rows:
+        table.add_row("...", f"{len(kernels) - max_rows} more kernels", *[""] * (1 + len(docs)))
+    table.add_section()
+    cells = ["total", "", f"{first['total']['warp_instructions']:,}"]
+    for d in docs.values():
+        cells.append(f"{d['total']['cycles']:,}")
+    table.add_row(*cells)
+    return table
+
+
+@app.command()
+def model(
+    target: str = typer.Argument(..., help="kernelslist.g, a .traceg[.xz], a trace directory or a workload"),
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU name or a .toml description"),
+    models: str = typer.Option("roofline,cpi,mwp_cwp,interval", "--models",
+                               help="comma-separated: roofline, cpi, mwp_cwp, interval"),
+    size: str = typer.Option("tiny", "--size", help="workload size preset (bundled workloads only)"),
+    overrides: list[str] = typer.Option([], "--set", help="override a GPU field, e.g. --set sm.count=40"),
+    memory: str | None = typer.Option(None, "--memory-model", help="memory model: fixed, hierarchy"),
+    max_ctas: int | None = typer.Option(None, "--max-ctas", help="characterise the first N CTAs per kernel"),
+    json_out: Path | None = typer.Option(None, "--json", help="write the documents (JSON, keyed by model)"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no table"),
+) -> None:
+    """Estimate every kernel's cycles with analytical models instead of simulating it."""
+    from warpsim.api import model as run_model
+
+    names = [m.strip() for m in models.split(",") if m.strip()]
+    docs = run_model(target, gpu, models=names, size=size, overrides=overrides, memory_model=memory,
+                     max_ctas=max_ctas)
+    if json_out:
+        doc = next(iter(docs.values())) if len(docs) == 1 else {"models": docs}
+        json_out.write_text(json.dumps(doc, indent=2) + "\n")
+    if not quiet:
+        out_console.print(model_table(docs))
