@@ -1,0 +1,311 @@
+"""The campaign results database: one SQLite file (stdlib `sqlite3`, nothing to install or serve).
+
+Tables:
+- `campaigns`      one row per plan name (plan file, plan JSON, created/updated);
+- `campaign_runs`  which runs a campaign holds, in plan order (a run shared by two plans is
+                   stored once: its id is a hash of what decides its result);
+- `runs`           spec JSON, status queued/running/done/failed, error text, wall seconds, host,
+                   warpsim version, started/finished timestamps, attempts, and headline totals;
+- `kernels`        one row per kernel of a finished run (cycles, warp instructions, IPC, provenance);
+- `results`        the full result document (DESIGN §8) as JSON.
+
+Only the campaign's parent process writes (workers return outcomes), so there is one writer
+and no locking to reason about. Query helpers return plain dataclass records.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from warpsim.campaign.plan import Plan, RunSpec
+from warpsim.errors import InputError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS campaigns (
+    name TEXT PRIMARY KEY, plan_path TEXT, plan_json TEXT, created REAL, updated REAL);
+CREATE TABLE IF NOT EXISTS campaign_runs (
+    campaign TEXT NOT NULL, run_id TEXT NOT NULL, position INTEGER NOT NULL,
+    PRIMARY KEY (campaign, run_id));
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY, spec_json TEXT NOT NULL,
+    workload TEXT, gpu TEXT, method TEXT, size TEXT, memory_model TEXT, variant TEXT,
+    status TEXT NOT NULL DEFAULT 'queued', error TEXT, wall_seconds REAL, host TEXT,
+    warpsim_version TEXT, started REAL, finished REAL, attempts INTEGER NOT NULL DEFAULT 0,
+    cycles INTEGER, warp_instructions INTEGER, ipc REAL, sim_rate_kips REAL, provenance TEXT);
+CREATE TABLE IF NOT EXISTS kernels (
+    run_id TEXT NOT NULL, kernel_id INTEGER NOT NULL, name TEXT, cycles INTEGER,
+    warp_instructions INTEGER, ipc REAL, provenance TEXT, PRIMARY KEY (run_id, kernel_id));
+CREATE TABLE IF NOT EXISTS results (run_id TEXT PRIMARY KEY, document TEXT NOT NULL);
+"""
+STATUSES = ("queued", "running", "done", "failed")
+
+
+@dataclass
+class RunOutcome:
+    """What executing one run produced; built in the worker, written by the parent."""
+
+    run_id: str
+    status: str  # "done" | "failed"
+    document: dict | None = None
+    error: str | None = None
+    wall_seconds: float = 0.0
+    host: str = ""
+    warpsim_version: str = ""
+    started: float | None = None
+    finished: float | None = None
+
+
+@dataclass
+class RunRecord:
+    """One row of `runs`, with its spec decoded."""
+
+    id: str
+    spec: RunSpec
+    status: str
+    error: str | None
+    wall_seconds: float | None
+    host: str | None
+    warpsim_version: str | None
+    started: float | None
+    finished: float | None
+    attempts: int
+    cycles: int | None
+    warp_instructions: int | None
+    ipc: float | None
+    sim_rate_kips: float | None
+    provenance: str | None
+
+
+@dataclass
+class KernelRecord:
+    run_id: str
+    kernel_id: int
+    name: str
+    cycles: int
+    warp_instructions: int
+    ipc: float
+    provenance: str
+
+
+@dataclass
+class CampaignRecord:
+    name: str
+    plan_path: str
+    created: float
+    updated: float
+    runs: int
+
+
+def run_provenance(doc: dict) -> str:
+    """One word for where a run's total came from: simulated, projected or estimated."""
+    kinds = {k.get("provenance", "simulated") for k in doc.get("kernels", [])} - {"skipped"}
+    if str(doc.get("method", "")).startswith("analytic") or "estimated" in kinds:
+        return "estimated"
+    if "projected" in kinds:
+        return "projected"
+    return str(doc.get("total", {}).get("provenance") or "simulated")
+
+
+class Store:
+    """A campaign database. `Store(path)` creates the file and its tables when missing."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(str(self.path))
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"not a warpsim results database: {exc}", path=str(self.path)) from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing -----------------------------------------------------------------------------------
+    def register(self, plan: Plan, *, retry_failed: bool = False) -> list[RunSpec]:
+        """Record the plan and its runs; return the runs still to execute, in plan order.
+
+        Runs already `done` are skipped; `failed` ones only run again with `retry_failed`; runs
+        left `queued` or `running` by an interrupted campaign run again."""
+        now = time.time()
+        todo: list[RunSpec] = []
+        with self.db:
+            self.db.execute(
+                "INSERT INTO campaigns (name, plan_path, plan_json, created, updated) VALUES (?,?,?,?,?) "
+                "ON CONFLICT(name) DO UPDATE SET plan_path=excluded.plan_path, plan_json=excluded.plan_json, "
+                "updated=excluded.updated",
+                (plan.name, plan.path, json.dumps(plan.raw, sort_keys=True, default=str), now, now),
+            )
+            self.db.execute("DELETE FROM campaign_runs WHERE campaign = ?", (plan.name,))
+            for pos, spec in enumerate(plan.runs):
+                self.db.execute(
+                    "INSERT INTO campaign_runs (campaign, run_id, position) VALUES (?,?,?)",
+                    (plan.name, spec.id, pos),
+                )
+                row = self.db.execute("SELECT status FROM runs WHERE id = ?", (spec.id,)).fetchone()
+                if row is None:
+                    self.db.execute(
+                        "INSERT INTO runs (id, spec_json, workload, gpu, method, size, memory_model, "
+                        "variant) VALUES (?,?,?,?,?,?,?,?)",
+                        (
+                            spec.id,
+                            json.dumps(spec.to_dict(), sort_keys=True),
+                            spec.workload,
+                            spec.gpu,
+                            spec.method,
+                            spec.size,
+                            spec.memory_model,
+                            spec.variant,
+                        ),
+                    )
+                    todo.append(spec)
+                elif row[0] == "done" or (row[0] == "failed" and not retry_failed):
+                    continue
+                else:
+                    # the timeout may have changed; identity fields cannot (same id)
+                    self.db.execute(
+                        "UPDATE runs SET status='queued', spec_json=? WHERE id=?",
+                        (json.dumps(spec.to_dict(), sort_keys=True), spec.id),
+                    )
+                    todo.append(spec)
+        return todo
+
+    def mark_running(self, run_id: str) -> None:
+        with self.db:
+            self.db.execute("UPDATE runs SET status='running', attempts=attempts+1 WHERE id=?", (run_id,))
+
+    def record(self, outcome: RunOutcome) -> None:
+        """Store a finished run: its status, timings, and (when done) totals, kernels and document."""
+        doc = outcome.document
+        total = (doc or {}).get("total", {})
+        with self.db:
+            self.db.execute(
+                "UPDATE runs SET status=?, error=?, wall_seconds=?, host=?, warpsim_version=?, started=?, "
+                "finished=?, cycles=?, warp_instructions=?, ipc=?, sim_rate_kips=?, provenance=? WHERE id=?",
+                (
+                    outcome.status,
+                    outcome.error,
+                    outcome.wall_seconds,
+                    outcome.host,
+                    outcome.warpsim_version,
+                    outcome.started,
+                    outcome.finished,
+                    total.get("cycles"),
+                    total.get("warp_instructions"),
+                    total.get("ipc"),
+                    total.get("sim_rate_kips"),
+                    run_provenance(doc) if doc else None,
+                    outcome.run_id,
+                ),
+            )
+            self.db.execute("DELETE FROM kernels WHERE run_id=?", (outcome.run_id,))
+            self.db.execute("DELETE FROM results WHERE run_id=?", (outcome.run_id,))
+            if doc is None:
+                return
+            self.db.executemany(
+                "INSERT OR REPLACE INTO kernels (run_id, kernel_id, name, cycles, warp_instructions, ipc, "
+                "provenance) VALUES (?,?,?,?,?,?,?)",
+                [
+                    (
+                        outcome.run_id,
+                        int(k.get("id", i)),
+                        k.get("name", ""),
+                        k.get("cycles"),
+                        k.get("warp_instructions"),
+                        k.get("ipc"),
+                        k.get("provenance", "simulated"),
+                    )
+                    for i, k in enumerate(doc.get("kernels", []))
+                ],
+            )
+            self.db.execute(
+                "INSERT INTO results (run_id, document) VALUES (?,?)",
+                (outcome.run_id, json.dumps(doc, default=_json_default)),
+            )
+
+    # -- reading -----------------------------------------------------------------------------------
+    def campaigns(self) -> list[CampaignRecord]:
+        rows = self.db.execute(
+            "SELECT c.name, c.plan_path, c.created, c.updated, COUNT(r.run_id) FROM campaigns c "
+            "LEFT JOIN campaign_runs r ON r.campaign = c.name GROUP BY c.name ORDER BY c.created, c.name"
+        )
+        return [CampaignRecord(*row) for row in rows]
+
+    def runs(self, campaign: str | None = None, status: str | Sequence[str] | None = None) -> list[RunRecord]:
+        """Runs, in plan order when a campaign is named (else by campaign, then plan order)."""
+        cols = (
+            "r.id, r.spec_json, r.status, r.error, r.wall_seconds, r.host, r.warpsim_version, r.started, "
+            "r.finished, r.attempts, r.cycles, r.warp_instructions, r.ipc, r.sim_rate_kips, r.provenance"
+        )
+        where, args = [], []
+        if campaign is not None:
+            where.append("cr.campaign = ?")
+            args.append(campaign)
+        if status is not None:
+            wanted = [status] if isinstance(status, str) else list(status)
+            where.append(f"r.status IN ({','.join('?' * len(wanted))})")
+            args += wanted
+        sql = (
+            f"SELECT {cols}, MIN(c.created), MIN(cr.position) FROM runs r "
+            "LEFT JOIN campaign_runs cr ON cr.run_id = r.id LEFT JOIN campaigns c ON c.name = cr.campaign"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " GROUP BY r.id ORDER BY MIN(c.created), MIN(cr.position), r.id"
+        )
+        out = []
+        for row in self.db.execute(sql, args):
+            spec = RunSpec.from_dict(json.loads(row[1]))
+            out.append(RunRecord(row[0], spec, *row[2:15]))
+        return out
+
+    def kernels(self, run_id: str) -> list[KernelRecord]:
+        rows = self.db.execute(
+            "SELECT run_id, kernel_id, name, cycles, warp_instructions, ipc, provenance "
+            "FROM kernels WHERE run_id=? ORDER BY kernel_id",
+            (run_id,),
+        )
+        return [KernelRecord(*row) for row in rows]
+
+    def document(self, run_id: str) -> dict | None:
+        row = self.db.execute("SELECT document FROM results WHERE run_id=?", (run_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def counts(self, campaign: str | None = None) -> dict[str, int]:
+        out = dict.fromkeys(STATUSES, 0)
+        for r in self.runs(campaign):
+            out[r.status] = out.get(r.status, 0) + 1
+        return out
+
+
+def _json_default(obj: Any) -> Any:
+    """numpy scalars and arrays in a document become plain JSON numbers and lists."""
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    if hasattr(obj, "item"):
+        return obj.item()
+    return str(obj)
+
+
+def open_stores(path: str | Path) -> list[Store]:
+    """A database file, or every *.db / *.sqlite file in a directory (the report's input)."""
+    p = Path(path)
+    if p.is_dir():
+        files: Iterable[Path] = sorted([*p.glob("*.db"), *p.glob("*.sqlite"), *p.glob("*.sqlite3")])
+        files = list(files)
+        if not files:
+            raise InputError("no results database (*.db, *.sqlite) in this directory", path=str(p))
+        return [Store(f) for f in files]
+    if not p.is_file():
+        raise InputError("no such results database or directory", path=str(p))
+    return [Store(p)]
