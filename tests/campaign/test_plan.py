@@ -99,7 +99,7 @@ set = "l2.sets=16"
         ('workloads = ["atax"]\ngpus = ["GTX9999"]\n', "gpus", "unknown GPU"),
         ('workloads = ["atax"]\ngpus = "QV100"\nsizes = ["huge"]\n', "sizes", "unknown size"),
         (H + 'memory_models = ["magic"]\n', "memory_models", "unknown memory"),
-        (H + 'methods = ["pk a"]\n', "methods", "method"),
+        (H + 'methods = ["pk a"]\n', "methods", "unknown method"),
         (H + 'overrides = ["l2.bogus=1"]\n', "overrides", "unknown key"),
         (H + 'overrides = ["nokey"]\n', "overrides", "section.key=value"),
         (H + '[variants.x]\nset = ["zz.a=1"]\n', "variants.x.set", "section"),

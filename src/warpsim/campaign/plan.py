@@ -58,7 +58,6 @@ VARIANT_KEYS = ("set", "label")
 MEMORY_MODELS = ("fixed", "hierarchy")
 BASELINE = "baseline"
 TRACE_SUFFIXES = (".g", ".traceg", ".xz")
-_METHOD_RE = re.compile(r"^[A-Za-z0-9_:.+-]+$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
 
@@ -306,9 +305,11 @@ def parse_plan(raw: dict[str, Any], path: str | Path = "<plan>") -> Plan:
     workloads = _workloads(ctx, ctx.str_list(raw, "workloads"))
     gpus = _gpus(ctx, ctx.str_list(raw, "gpus"))
     methods = ctx.str_list(raw, "methods", ["full"])
+    from warpsim.sampling.driver import METHODS
+
     for m in methods:
-        if not _METHOD_RE.match(m):
-            raise ctx.fail("methods", "a method is a name such as full, pkp, pks, pka, photon", m)
+        if m not in METHODS:
+            raise ctx.fail("methods", f"unknown method (one of {', '.join(METHODS)})", m)
     sizes = ctx.str_list(raw, "sizes", ["tiny"])
     from warpsim.workloads import PRESETS
 
