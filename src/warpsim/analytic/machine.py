@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from warpsim.errors import InputError
-from warpsim.ir.kinds import N_UNITS, LatClass, MemSpace, Unit
+from warpsim.ir.kinds import LatClass, MemSpace, Unit
+from warpsim.timing.units import unit_tables
 
 MEMORY_MODELS = ("fixed", "hierarchy")
 SECTOR = 32
@@ -96,15 +97,6 @@ class Machine:
         return per_cycle * self.clock_hz
 
 
-def _unit_tables(gpu) -> tuple[np.ndarray, np.ndarray]:
-    """Units per sub-core, and INT standing in for classes without units (as the timing model)."""
-    per_sm = np.asarray(gpu.unit_counts(), dtype=np.int64)
-    k = gpu.sm.sub_cores
-    per_core = np.where(per_sm > 0, np.maximum(per_sm // k, 1), 0)
-    remap = np.arange(N_UNITS, dtype=np.int64)
-    remap[per_core == 0] = int(Unit.INT)
-    return per_core, remap
-
 
 def build_machine(gpu, memory_model: str | None = None) -> Machine:
     """Derive the analytical machine from a GPUConfig (and the memory model to assume)."""
@@ -112,7 +104,7 @@ def build_machine(gpu, memory_model: str | None = None) -> Machine:
     if model not in MEMORY_MODELS:
         raise InputError(f"unknown memory model {model!r} (one of {', '.join(MEMORY_MODELS)})",
                          key="memory_model")
-    per_core, remap = _unit_tables(gpu)
+    per_core, remap = unit_tables(gpu)
     core_hz = gpu.clocks.core * 1e6
     core_per_icnt = gpu.clocks.core / gpu.clocks.icnt
     core_per_dram = gpu.clocks.core / gpu.clocks.dram

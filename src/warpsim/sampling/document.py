@@ -72,6 +72,7 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
     for kid, (cycles, rep) in _member_cycles(outcome, simulated).items():
         src = by_id[kid]
         counts = _profile_counts(src, outcome, kid)
+        from_profile = counts is not None
         rk = kernels.get(rep)
         if counts is None and rk is not None and rk["cycles"] > 0:
             counts = (int(round(rk["warp_instructions"] * cycles / rk["cycles"])),
@@ -84,7 +85,7 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
             "ipc": winst / c if c else 0.0, "thread_ipc": tinst / c if c else 0.0,
             "ctas": src.info.num_ctas, "provenance": "projected", "represented_by": rep,
             "simulated_cycles": 0, "simulated_warp_instructions": 0,
-            "instructions_from": "profile" if _profile_counts(src, outcome, kid) else "projected",
+            "instructions_from": "profile" if from_profile else "projected",
         }
     for k in kernels.values():
         if k["provenance"] != "simulated" and k["cycles"]:

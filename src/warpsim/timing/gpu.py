@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from warpsim.errors import InputError, WarpsimError
-from warpsim.ir.kinds import N_UNITS, Unit
 from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource, Memcpy
 from warpsim.timing import core
 from warpsim.timing.arena import ArenaManager
@@ -83,6 +82,7 @@ from warpsim.timing.state import (
     new_sms,
     new_warps,
 )
+from warpsim.timing.units import unit_tables
 
 MAX_KERNEL_SLOTS = 32
 QUEUED_INSTRUCTION_BUDGET = 4_000_000   # bound on instructions loaded ahead of placement
@@ -140,16 +140,6 @@ class SimOutput:
     dram_busy_per_cycle: float = 0.0   # DRAM busy cycles the channels can give per core cycle (0: fixed)
 
 
-def _unit_tables(gpu) -> tuple[np.ndarray, np.ndarray]:
-    per_sm = np.asarray(gpu.unit_counts(), dtype=np.int64)
-    k = gpu.sm.sub_cores
-    per_core = np.where(per_sm > 0, np.maximum(per_sm // k, 1), 0)
-    remap = np.arange(N_UNITS, dtype=np.int64)
-    remap[per_core == 0] = int(Unit.INT)
-    if per_core[Unit.INT] == 0:
-        raise InputError("the GPU description has no INT units", key="units.int")
-    return per_core, remap
-
 
 class Simulator:
     """Holds the whole timing-model state for one run over a command stream."""
@@ -161,7 +151,7 @@ class Simulator:
         self.n_sms = sm.count
         self.serial = not sm.concurrent_kernels
         self.kslots = 1 if self.serial else max(1, min(sm.max_concurrent_kernels, MAX_KERNEL_SLOTS))
-        per_core, remap = _unit_tables(gpu)
+        per_core, remap = unit_tables(gpu)
         lat = np.asarray(gpu.latency_table(), dtype=np.int64)
         if sm.scheduler not in POLICIES:
             raise InputError(f"unknown scheduler {sm.scheduler!r} (one of {', '.join(POLICIES)})",
