@@ -11,17 +11,30 @@ from pathlib import Path
 import numpy as np
 
 from warpsim.errors import InputError
+from warpsim.frontend.ptx.compiled.batch import CompiledKernel, profile_counts
+from warpsim.frontend.ptx.compiled.batch import cta_traces as compiled_traces
+from warpsim.frontend.ptx.compiled.batch import run_batch as run_compiled
 from warpsim.frontend.ptx.kernel import Kernel
 from warpsim.frontend.ptx.machine import Batch, run_batch
 from warpsim.frontend.ptx.memory import LOCAL_BASE, SHMEM_BASE, Device, DeviceArray
 from warpsim.frontend.ptx.parser import parse
 from warpsim.frontend.ptx.program import link, place_globals
 from warpsim.frontend.ptx.recorder import ProfileRecorder, TraceRecorder
+from warpsim.frontend.ptx.replay import DONE, PENDING, RUNNING, Replay, ReplaySource
 from warpsim.frontend.ptx.types import NP
 from warpsim.ir.records import CtaTrace, KernelInfo
 
 DEFAULT_BATCH_THREADS = 1 << 16
+ENGINES = ("compiled", "numpy")
 _default_device: Device | None = None
+
+
+def default_engine() -> str:
+    """The functional engine: WARPSIM_PTX_ENGINE=numpy selects the reference emulator everywhere."""
+    e = os.environ.get("WARPSIM_PTX_ENGINE", "compiled")
+    if e not in ENGINES:
+        raise InputError(f"WARPSIM_PTX_ENGINE must be one of {', '.join(ENGINES)}, got {e!r}")
+    return e
 
 
 def default_device() -> Device:
@@ -69,36 +82,66 @@ class KernelProfile:
     counters: dict[str, int] = field(default_factory=dict)
 
 
-class PtxKernelSource:
-    """A timing-mode launch: CTAs are emulated lazily (in small batches) from a memory snapshot.
-
-    The launch already ran functionally so the host sees its results; this replays it on a private copy
-    of device memory taken at launch, so later host activity does not change the trace.
+class PtxKernelSource(ReplaySource):
+    """A timing-mode launch: its CTAs are emulated again, recording each warp, when the timing model
+    asks for them, on the device replica of `replay.py` (memory as it was at this launch).
     """
 
-    def __init__(self, info: KernelInfo, kernel: Kernel, kparams: bytes, dyn_shared: int,
-                 snapshot: np.ndarray, ctas_per_batch: int) -> None:
+    def __init__(self, info: KernelInfo, kernel: Kernel, kparams: bytes, dyn_shared: int, replay: Replay,
+                 ctas_per_batch: int, compiled: CompiledKernel | None) -> None:
         self.info = info
         self.kernel = kernel
         self._kparams = kparams
         self._dyn = dyn_shared
-        self._snap = snapshot
         self._per = max(1, ctas_per_batch)
+        self._compiled = compiled
+        self.replay = replay
+        self.seq = replay.register(self)
+        self.state = PENDING
+        self.next_cta = 0
         self.profile: KernelProfile | None = None      # set when the launch was also profiled
 
     def iter_ctas(self) -> Iterator[CtaTrace]:
-        dev = Device(capacity=max(self._snap.size, 1 << 12))
-        dev.heap[:self._snap.size] = self._snap
-        dev.top = self._snap.size
+        if self.state != PENDING:          # simulated again (e.g. full, then sampled): start over
+            self.replay.rewind()
+        self.replay.prepare(self)
+        self.state = RUNNING
         order = _cta_order(self.info.grid)
         wpc = self.info.warps_per_cta
-        for s in range(0, len(order), self._per):
+        dev = self.replay.dev
+        ck = self._compiled
+        while self.next_cta < len(order):
+            s = self.next_cta
             ctas = order[s:s + self._per]
-            b = Batch(self.kernel, ctas, self.info.grid, self.info.block, dev, self._kparams, self._dyn)
-            rec = TraceRecorder(self.kernel, b.T)
-            b.rec = rec
-            run_batch(b)
-            yield from rec.ctas(ctas, wpc)
+            self.next_cta = s + len(ctas)
+            if ck is not None:
+                res = run_compiled(ck, ctas, self.info.grid, self.info.block, dev, self._kparams, self._dyn,
+                                   trace=True)
+                traces = compiled_traces(self.kernel, res, ctas, wpc)
+            else:
+                b = Batch(self.kernel, ctas, self.info.grid, self.info.block, dev, self._kparams, self._dyn)
+                rec = TraceRecorder(self.kernel, b.T)
+                b.rec = rec
+                run_batch(b)
+                traces = rec.ctas(ctas, wpc)
+            yield from traces
+            if self.state == DONE:         # finished by a later launch of the same stream
+                return
+        self.state = DONE
+
+    def _run_functional(self, first: int) -> None:
+        order = _cta_order(self.info.grid)
+        per = max(self._per, DEFAULT_BATCH_THREADS // (self.info.warps_per_cta * 32))
+        dev = self.replay.dev
+        for s in range(first, len(order), per):
+            ctas = order[s:s + per]
+            if self._compiled is not None:
+                run_compiled(self._compiled, ctas, self.info.grid, self.info.block, dev, self._kparams,
+                             self._dyn)
+            else:
+                run_batch(Batch(self.kernel, ctas, self.info.grid, self.info.block, dev, self._kparams,
+                                self._dyn))
+        self.next_cta = len(order)
 
 
 def _cta_order(grid) -> list[tuple[int, int, int]]:
@@ -113,9 +156,19 @@ class Module:
         self.path = path
         self.device = device or default_device()
         self.ast = parse(text, path)
-        self.globals = place_globals(self.ast, self.device.malloc)
+        placed: list[tuple[int, int]] = []
+
+        def alloc(nbytes: int, align: int):
+            addr, view = self.device.malloc(nbytes, align)
+            placed.append((addr, nbytes))
+            return addr, view
+        self.globals = place_globals(self.ast, alloc)
+        for addr, nbytes in placed:        # initialisers reach the timing replica too
+            self.device.note_host_write(addr, nbytes)
         self._kernels: dict[str, Kernel] = {}
+        self._compiled: dict[str, CompiledKernel] = {}
         self._launches = 0
+        self.engine = default_engine()
 
     @property
     def kernels(self) -> list[str]:
@@ -127,6 +180,16 @@ class Module:
             k = Kernel(link(self.ast, name, self.globals))
             self._kernels[name] = k
         return k
+
+    def compiled(self, k: Kernel) -> CompiledKernel | None:
+        """The kernel's compiled-engine tables, or None when it runs on the reference emulator."""
+        if self.engine != "compiled":
+            return None
+        ck = self._compiled.get(k.name)
+        if ck is None:
+            ck = CompiledKernel(k)
+            self._compiled[k.name] = ck
+        return ck if ck.ok else None
 
     def symbol(self, name: str) -> int:
         """Device address of a module-scope .global/.const variable."""
@@ -185,17 +248,17 @@ class Module:
         per = max(1, bt // tpc)
         self._launches += 1
         if mode == "timing":
-            snap = self.device.snapshot()
             info = KernelInfo(name=k.name, kernel_id=self._launches, grid=g, block=b,
                               shmem_bytes=k.prog.shared_static + shared_bytes,
                               nregs=nregs or k.nregs_estimate, stream=stream,
                               binary_version=self.ast.sm, shmem_base=SHMEM_BASE, local_base=LOCAL_BASE,
                               num_ir_regs=k.num_ir_regs, source_path=self.path)
+            src = PtxKernelSource(info, k, kp, shared_bytes, self.device.replay(), max(1, min(per, 8)),
+                                  self.compiled(k))
             if profile:
                 kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc)
             else:
                 self._run(k, g, b, kp, shared_bytes, per, None)
-            src = PtxKernelSource(info, k, kp, shared_bytes, snap, max(1, min(per, 8)))
             if profile:
                 src.profile = kprof
             self.device.commands.append(src)
@@ -222,6 +285,17 @@ class Module:
         order = _cta_order(g)
         total = 0
         wpc = -(-(b[0] * b[1] * b[2]) // 32)
+        ck = self.compiled(k)
+        if ck is not None:
+            for s in range(0, len(order), per):
+                ctas = order[s:s + per]
+                bbv = None if prof is None else prof.bbv[s * wpc:(s + len(ctas)) * wpc]
+                res = run_compiled(ck, ctas, g, b, self.device, kp, dyn, profile=prof is not None, bbv=bbv)
+                if prof is not None:
+                    for key, v in profile_counts(res.counters).items():
+                        prof.c[key] += v
+                total += res.thread_insts
+            return total
         for s in range(0, len(order), per):
             ctas = order[s:s + per]
             batch = Batch(k, ctas, g, b, self.device, kp, dyn)

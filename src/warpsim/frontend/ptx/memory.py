@@ -49,10 +49,25 @@ class Device:
     """Global memory of one emulated GPU, plus the command list (copies and launches) for the timing model."""
 
     def __init__(self, capacity: int = 1 << 24) -> None:
-        self.heap = np.zeros(max(capacity, 1 << 12), dtype=np.uint8)
+        # a multiple of 8 bytes, so every access width can view the heap
+        self.heap = np.zeros(-(-max(capacity, 1 << 12) // 8) * 8, dtype=np.uint8)
         self.top = 0
         self._views: dict = {}
         self.commands: list = []
+        self._replay = None
+
+    def replay(self):
+        """The replica timing-mode launches are re-emulated on (created on first use)."""
+        if self._replay is None:
+            from warpsim.frontend.ptx.replay import Replay
+            self._replay = Replay(self)
+        return self._replay
+
+    def note_host_write(self, ptr: int, nbytes: int) -> None:
+        """Tell the timing replica about bytes the host wrote directly (e.g. module initialisers)."""
+        if self._replay is not None and nbytes > 0:
+            off = self._offset(ptr, nbytes)
+            self._replay.note_write(off, self.heap[off:off + nbytes])
 
     # --- allocation ---------------------------------------------------------------------------
     def _reserve(self, nbytes: int, align: int = 256) -> int:
@@ -94,6 +109,8 @@ class Device:
         raw = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
         off = self._offset(ptr, raw.size)
         self.heap[off:off + raw.size] = raw
+        if self._replay is not None:
+            self._replay.note_write(off, raw)
 
     def to_host(self, d: DeviceArray) -> np.ndarray:
         off = self._offset(d.ptr, d.nbytes)

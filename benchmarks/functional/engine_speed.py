@@ -1,0 +1,75 @@
+"""Functional engine speed: compiled engine vs the numpy reference, in the same run.
+
+    python benchmarks/functional/engine_speed.py sgemm            # SGEMM n=512 (the issue's yardstick)
+    python benchmarks/functional/engine_speed.py suite --size small [--json out.json]
+
+Thread instructions per second of each engine on each workload, and their ratio. The compiled
+engine's numba code is compiled (or loaded from the cache) once, before any timed run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+
+def _run(name: str, preset: str, sizes: dict | None, engine: str) -> tuple[int, float]:
+    os.environ["WARPSIM_PTX_ENGINE"] = engine
+    from warpsim.workloads.runner import run_workload
+
+    t0 = time.perf_counter()
+    r = run_workload(name, preset, sizes=sizes, mode="functional")
+    dt = time.perf_counter() - t0
+    return sum(x.thread_instructions or 0 for x in r.launches), dt
+
+
+def _warm() -> None:
+    _run("polybench/atax", "tiny", None, "compiled")
+
+
+def measure(name: str, preset: str, sizes: dict | None, numpy_too: bool = True) -> dict:
+    n_c, t_c = _run(name, preset, sizes, "compiled")
+    row = {"workload": name, "preset": preset, "sizes": sizes, "thread_instructions": n_c,
+           "compiled_s": round(t_c, 3), "compiled_tips": n_c / t_c}
+    if numpy_too:
+        n_n, t_n = _run(name, preset, sizes, "numpy")
+        if n_n != n_c:
+            raise SystemExit(f"{name}: thread instruction counts differ (numpy {n_n}, compiled {n_c})")
+        row.update(numpy_s=round(t_n, 3), numpy_tips=n_n / t_n, speedup=t_n / t_c)
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["sgemm", "suite"])
+    ap.add_argument("--size", default="small")
+    ap.add_argument("--n", type=int, default=512)
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    _warm()
+    rows = []
+    if a.what == "sgemm":
+        rows.append(measure("ml/sgemm", "tiny", {"M": a.n, "N": a.n, "K": a.n}))
+    else:
+        from warpsim.workloads.registry import all_workloads
+        for wl in all_workloads():
+            if a.only and wl.name not in a.only:
+                continue
+            rows.append(measure(wl.name, a.size, None))
+            print(json.dumps(rows[-1]), flush=True)
+    for r in rows:
+        sp = f"{r['speedup']:.1f}x" if "speedup" in r else "-"
+        print(f"{r['workload']:28s} {r['thread_instructions']:>14,} thr-inst  "
+              f"compiled {r['compiled_tips'] / 1e6:8.1f} M/s  numpy {r.get('numpy_tips', 0) / 1e6:7.1f} M/s"
+              f"  speedup {sp}", file=sys.stderr)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,341 @@
+"""The compiled functional engine: the reference emulator's lock-step SIMT loop, in numba.
+
+All threads of a batch of CTAs advance together, one instruction at a time, exactly as
+`machine.Batch.run` does: a SIMT stack whose entries hold the lanes they cover, divergent branches
+pushing both paths with the branch's immediate post-dominator as reconvergence point. So the
+per-warp instruction sequence, every memory result, and every recorded address are the reference's.
+Recording (per-warp trace log for timing, PKA counters and BBVs for profiles) is optional and costs
+nothing when off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from warpsim.frontend.ptx.compiled import codes as C
+from warpsim.frontend.ptx.compiled.alu import exec_alu
+from warpsim.frontend.ptx.compiled.mem import exec_mem
+from warpsim.frontend.ptx.compiled.warp import exec_warp
+
+# profile counter slots (ProfileRecorder's keys, in this order)
+PROFILE_KEYS = ("gld_sectors", "gst_sectors", "lld_sectors", "warp_insts", "thread_insts", "gatom", "gld",
+                "gst", "sld", "sst", "lld", "lst", "satom")
+_GLD_SEC, _GST_SEC, _LLD_SEC, _WI, _TI, _GATOM, _GLD, _GST, _SLD, _SST, _LLD, _LST, _SATOM = range(13)
+
+
+@njit(cache=True)
+def _grow(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.zeros(max(need, 2 * a.shape[0]), dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
+def _grow2(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.zeros((max(need, 2 * a.shape[0]), a.shape[1]), dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
+def _count(prof, kind, space, wn, has_addr, lanes, n, lane_addr, wlist, nwl, sel_space, lane_space):
+    if space == 1 or space == 4:
+        if kind == C.MK_LD:
+            prof[_GLD] += wn
+        elif kind == C.MK_ST:
+            prof[_GST] += wn
+        else:
+            prof[_GATOM] += wn
+            return
+        if has_addr:
+            tot = 0
+            for t in range(nwl):
+                tot += _sectors_sel(lanes, n, lane_addr, wlist[t], sel_space, lane_space)
+            prof[_GLD_SEC if kind == C.MK_LD else _GST_SEC] += tot
+    elif space == 2:
+        prof[_SLD if kind == C.MK_LD else _SST if kind == C.MK_ST else _SATOM] += wn
+    elif space == 3:
+        if kind == C.MK_LD:
+            prof[_LLD] += wn
+            if has_addr:
+                tot = 0
+                for t in range(nwl):
+                    tot += _sectors_sel(lanes, n, lane_addr, wlist[t], sel_space, lane_space)
+                prof[_LLD_SEC] += tot
+        elif kind == C.MK_ST:
+            prof[_LST] += wn
+
+
+@njit(cache=True)
+def _sectors_sel(lanes, n, lane_addr, w, sel_space, lane_space):
+    buf = np.empty(32, dtype=np.int64)
+    k = 0
+    for q in range(n):
+        lane = lanes[q]
+        if lane >> 5 != w or (sel_space >= 0 and lane_space[lane] != sel_space):
+            continue
+        s = lane_addr[lane] >> 5
+        dup = False
+        for r in range(k):
+            if buf[r] == s:
+                dup = True
+                break
+        if not dup:
+            buf[k] = s
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kparams, limits, rec_trace,
+        rec_prof, prof, bbv, log, addr, fault):
+    """Execute one batch. Returns (status, steps, thread instructions, faulting pc, log rows, addr rows,
+    log, addr). `log` columns: pc index, warp, SIMT mask, predicated mask, space, addr row."""
+    depth = 16
+    LN = np.empty((depth, T), dtype=np.int32)
+    cnt = np.zeros(depth, dtype=np.int64)
+    spc = np.zeros(depth, dtype=np.int64)
+    rpc = np.zeros(depth, dtype=np.int64)
+    nv = 0
+    for lane in range(T):
+        if valid[lane]:
+            LN[0, nv] = lane
+            nv += 1
+    cnt[0] = nv
+    spc[0] = 0
+    rpc[0] = -1
+    sp = 1
+    xl = np.empty(T, dtype=np.int32)
+    tmp = np.empty(T, dtype=np.int32)
+    lane_addr = np.zeros(T, dtype=np.int64)
+    lane_space = np.zeros(T, dtype=np.int64)
+    lane_off = np.zeros(T, dtype=np.int64)
+    W = np.zeros((6, T), dtype=np.int64)
+    WF = np.zeros((4, T), dtype=np.float32)
+    WD = np.zeros((4, T), dtype=np.float64)
+    src = np.empty(T, dtype=np.int32)
+    nw = T // 32
+    wbits = np.zeros(nw, dtype=np.int64)
+    wflag = np.zeros(nw, dtype=np.int64)
+    wsimt = np.zeros(nw, dtype=np.int64)
+    wpred = np.zeros(nw, dtype=np.int64)
+    wlist = np.empty(nw, dtype=np.int64)
+    exited = np.zeros(T, dtype=np.uint8)
+    nlog = 0
+    nrow = 0
+    steps = 0
+    thread_insts = 0
+    while sp > 0:
+        e = sp - 1
+        pc = spc[e]
+        if pc == rpc[e] or pc >= n:
+            sp -= 1
+            while sp > 0 and cnt[sp - 1] == 0:
+                sp -= 1
+            continue
+        opc = P[pc, C.OPC]
+        g = P[pc, C.GUARD]
+        ne = cnt[e]
+        act = LN[e]
+        if g >= 0:
+            gneg = P[pc, C.GNEG]
+            nx = 0
+            for q in range(ne):
+                lane = act[q]
+                pv = regs[g * T + lane] & 1
+                if gneg:
+                    pv ^= 1
+                if pv:
+                    xl[nx] = lane
+                    nx += 1
+            xs = xl
+        else:
+            xs = act
+            nx = ne
+        steps += 1
+        if opc == C.OP_TRAP:
+            if nx > 0:
+                fault[0] = xs[0]
+                return C.ST_TRAP, steps, thread_insts, pc, nlog, nrow, log, addr
+            spc[e] = pc + 1
+            continue
+        executed = False
+        single = -1
+        if opc != C.OP_BRA and opc != C.OP_EXIT and nx > 0:
+            executed = True
+            if opc >= C.OP_LD and opc <= C.OP_ATOM:
+                st = exec_mem(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, shared, local,
+                              kparams, lane_addr, lane_space, lane_off, limits, fault, W)
+                if st != C.ST_OK:
+                    return st, steps, thread_insts, pc, nlog, nrow, log, addr
+                if P[pc, C.SPACE] == 6:
+                    single = lane_space[xs[0]]
+                    for q in range(1, nx):
+                        if lane_space[xs[q]] != single:
+                            single = -2
+                            break
+            elif opc >= C.OP_SHFL and opc <= C.OP_ACTIVEMASK:
+                exec_warp(pc, xs, nx, act, ne, regs, T, P, D, DB, O, sctx, ctas, steps, W, src, wbits, wflag)
+            elif opc != C.OP_NOP:
+                exec_alu(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD)
+        if rec_trace or rec_prof:
+            # per-warp SIMT and predicated masks of this step
+            nwl = 0
+            for q in range(ne):
+                lane = act[q]
+                w = lane >> 5
+                if wsimt[w] == 0:
+                    wlist[nwl] = w
+                    nwl += 1
+                wsimt[w] |= np.int64(1) << (lane & 31)
+            for q in range(nx):
+                lane = xs[q]
+                wpred[lane >> 5] |= np.int64(1) << (lane & 31)
+            ismem = P[pc, C.ISMEM] != 0
+            if rec_trace:
+                log = _grow2(log, nlog + nwl)
+                if ismem:
+                    addr = _grow2(addr, nrow + nwl)
+                for t in range(nwl):
+                    w = wlist[t]
+                    row = log[nlog]
+                    row[0] = pc
+                    row[1] = w
+                    row[2] = wsimt[w]
+                    row[3] = wpred[w]
+                    row[5] = -1
+                    row[4] = 0
+                    if ismem:
+                        s = P[pc, C.SPACE]
+                        if executed:
+                            for b in range(32):
+                                lane = w * 32 + b
+                                if (wpred[w] >> b) & 1:
+                                    addr[nrow, b] = lane_addr[lane]
+                                else:
+                                    addr[nrow, b] = 0
+                            if s == 6:
+                                if single >= 0:
+                                    s = single
+                                elif wpred[w] == 0:
+                                    s = 1
+                                else:
+                                    m = wpred[w]
+                                    first = 0
+                                    while not (m >> first) & 1:
+                                        first += 1
+                                    s = lane_space[w * 32 + first]
+                        else:
+                            for b in range(32):
+                                addr[nrow, b] = 0
+                            if s == 6:
+                                s = 1
+                        row[4] = s
+                        row[5] = nrow
+                        nrow += 1
+                    nlog += 1
+            if rec_prof:
+                prof[_WI] += nwl
+                prof[_TI] += ne
+                if P[pc, C.LEADER]:
+                    blk = P[pc, C.BLOCK]
+                    for t in range(nwl):
+                        bbv[wlist[t], blk] += 1
+                if ismem:
+                    kind = P[pc, C.MEMKIND]
+                    s = P[pc, C.SPACE]
+                    if not executed:
+                        if s != 6:
+                            _count(prof, kind, s, nwl, False, xs, nx, lane_addr, wlist, nwl, -1, lane_space)
+                    elif s != 6 or single >= 0:
+                        sp_ = s if s != 6 else single
+                        _count(prof, kind, sp_, nwl, True, xs, nx, lane_addr, wlist, nwl, -1, lane_space)
+                    else:
+                        for part in range(1, 4):
+                            wn = 0
+                            for t in range(nwl):
+                                w = wlist[t]
+                                hit = False
+                                for q in range(nx):
+                                    lane = xs[q]
+                                    if lane >> 5 == w and lane_space[lane] == part:
+                                        hit = True
+                                        break
+                                if hit:
+                                    wn += 1
+                            if wn:
+                                _count(prof, kind, part, wn, True, xs, nx, lane_addr, wlist, nwl, part,
+                                       lane_space)
+            for t in range(nwl):
+                w = wlist[t]
+                wsimt[w] = 0
+                wpred[w] = 0
+        # --- control ---------------------------------------------------------------------------------
+        if opc == C.OP_BRA:
+            thread_insts += ne
+            tgt = P[pc, C.TARGET]
+            if g < 0 or nx == ne:
+                spc[e] = tgt
+                continue
+            if nx == 0:
+                spc[e] = pc + 1
+                continue
+            r = P[pc, C.IPDOM]
+            spc[e] = r
+            if sp + 2 > depth:
+                depth *= 2
+                LN2 = np.empty((depth, T), dtype=np.int32)
+                LN2[:sp] = LN[:sp]
+                LN = LN2
+                cnt = _grow(cnt, depth)
+                spc = _grow(spc, depth)
+                rpc = _grow(rpc, depth)
+                act = LN[e]
+            # not-taken lanes: the entry's lanes minus the taken ones (both ascending)
+            k = 0
+            m = 0
+            for q in range(ne):
+                lane = act[q]
+                if m < nx and xl[m] == lane:
+                    m += 1
+                else:
+                    tmp[k] = lane
+                    k += 1
+            LN[sp, :k] = tmp[:k]
+            cnt[sp] = k
+            spc[sp] = pc + 1
+            rpc[sp] = r
+            sp += 1
+            LN[sp, :nx] = xl[:nx]
+            cnt[sp] = nx
+            spc[sp] = tgt
+            rpc[sp] = r
+            sp += 1
+            continue
+        if opc == C.OP_EXIT:
+            thread_insts += ne
+            for q in range(nx):
+                tmp[q] = xs[q]
+                exited[xs[q]] = 1
+            for f in range(sp):
+                k = 0
+                for q in range(cnt[f]):
+                    lane = LN[f, q]
+                    if not exited[lane]:
+                        LN[f, k] = lane
+                        k += 1
+                cnt[f] = k
+            for q in range(nx):
+                exited[tmp[q]] = 0
+            spc[e] = pc + 1
+            while sp > 0 and cnt[sp - 1] == 0:
+                sp -= 1
+            continue
+        thread_insts += ne
+        spc[e] = pc + 1
+    return C.ST_OK, steps, thread_insts, -1, nlog, nrow, log, addr
