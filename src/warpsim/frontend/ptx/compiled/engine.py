@@ -119,6 +119,9 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
     WF = np.zeros((4, T), dtype=np.float32)
     WD = np.zeros((4, T), dtype=np.float64)
     src = np.empty(T, dtype=np.int32)
+    shbase = np.empty(T, dtype=np.int64)       # each lane's CTA's shared-memory base (no division per access)
+    for lane in range(T):
+        shbase[lane] = (lane // sctx[1]) * sctx[10]
     nw = T // 32
     wbits = np.zeros(nw, dtype=np.int64)
     wflag = np.zeros(nw, dtype=np.int64)
@@ -170,7 +173,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
             executed = True
             if opc >= C.OP_LD and opc <= C.OP_ATOM:
                 st = exec_mem(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, shared, local,
-                              kparams, lane_addr, lane_space, lane_off, limits, fault, W)
+                              kparams, lane_addr, lane_space, lane_off, limits, fault, W, shbase)
                 if st != C.ST_OK:
                     return st, steps, thread_insts, pc, nlog, nrow, log, addr
                 if P[pc, C.SPACE] == 6:

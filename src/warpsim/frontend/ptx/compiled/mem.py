@@ -102,8 +102,8 @@ def store_vals(heap, shared, local, lane_space, lane_off, xs, nx, nb, koff, vals
 
 
 @njit(cache=True)
-def place(i, xs, nx, regs, T, P, O, sctx, ctas, steps, lane_addr, lane_space, lane_off, limits, fault):
-    """Resolve each lane's space and offset and check them; returns a status (codes.ST_*).
+def place(i, xs, nx, regs, T, P, sctx, shbase, lane_addr, lane_space, lane_off, limits, fault):
+    """Resolve each lane's space and buffer offset and check them; returns a status (codes.ST_*).
 
     Faults are reported as the reference reports them: parts in the order global, shared, local;
     within a part the lowest out-of-bounds lane, else the lowest misaligned one.
@@ -113,44 +113,67 @@ def place(i, xs, nx, regs, T, P, O, sctx, ctas, steps, lane_addr, lane_space, la
     rid = P[i, C.ARID]
     rb = P[i, C.ARB]
     off0 = P[i, C.AOFF] + (P[i, C.AUX2] if P[i, C.OPC] == C.OP_ATOM else P[i, C.AUX])
-    tpc = sctx[1]
-    for q in range(nx):
-        lane = xs[q]
-        a = off0
-        if rid >= 0:
-            r = regs[rid * T + lane]
-            if rb < 8:
-                r = r & ((np.int64(1) << (8 * rb)) - 1)
-            a = r + off0
-        s = sp
-        rel = a
-        if sp == 6:                              # generic: the window decides
-            if not ult(a, _SB) and ult(a, _SE):
-                s, rel = S, a - _SB
-            elif not ult(a, _LB) and ult(a, _LE):
-                s, rel = L, a - _LB
+    rmask = (np.int64(1) << (8 * rb)) - 1 if rb < 8 else np.int64(-1)
+    rbase = rid * T
+    lop = sctx[11]
+    if sp != 6:                                  # one space for every lane: one pass
+        part = S if sp == S else L if sp == L else G
+        lim = limits[part - 1] - nbt
+        amask = nbt - 1
+        bad = -1
+        mis = -1
+        for q in range(nx):
+            lane = xs[q]
+            a = off0 + (regs[rbase + lane] & rmask) if rid >= 0 else off0
+            if part == G:
+                o = a - _GB
+                lane_addr[lane] = a
+                lane_off[lane] = o
+            elif part == S:
+                o = a
+                lane_addr[lane] = a
+                lane_off[lane] = a + shbase[lane]
             else:
-                s = G
-        elif sp == 4:
-            s = G
-        if s == G:
+                o = a
+                lane_addr[lane] = a + _LB
+                lane_off[lane] = a + lane * lop
+            lane_space[lane] = sp
+            if o < 0 or o > lim:
+                if bad < 0:
+                    bad = lane
+            elif o & amask and mis < 0:
+                mis = lane
+        if bad >= 0 or mis >= 0:
+            lane = bad if bad >= 0 else mis
+            a = lane_addr[lane] - (_LB if part == L else 0)
+            fault[0] = lane
+            fault[1] = a
+            fault[2] = nbt
+            fault[3] = sp
+            return C.ST_OOB if bad >= 0 else C.ST_MISALIGNED
+        return C.ST_OK
+    for q in range(nx):                          # generic: the address window decides per lane
+        lane = xs[q]
+        a = off0 + (regs[rbase + lane] & rmask) if rid >= 0 else off0
+        if not ult(a, _SB) and ult(a, _SE):
+            lane_space[lane] = S
+            lane_addr[lane] = a - _SB
+            lane_off[lane] = a - _SB
+        elif not ult(a, _LB) and ult(a, _LE):
+            lane_space[lane] = L
+            lane_addr[lane] = a
+            lane_off[lane] = a - _LB
+        else:
+            lane_space[lane] = G
             lane_addr[lane] = a
             lane_off[lane] = a - _GB
-        elif s == S:
-            lane_addr[lane] = rel
-            lane_off[lane] = rel
-        else:
-            lane_addr[lane] = rel + _LB
-            lane_off[lane] = rel
-        lane_space[lane] = s if sp != 4 else 4
     for part in range(1, 4):
         lim = limits[part - 1]
         bad = -1
         mis = -1
         for q in range(nx):
             lane = xs[q]
-            s = lane_space[lane]
-            if (s == 4 and part != G) or (s != 4 and s != part):
+            if lane_space[lane] != part:
                 continue
             o = lane_off[lane]
             if o < 0 or o > lim - nbt:
@@ -164,21 +187,90 @@ def place(i, xs, nx, regs, T, P, O, sctx, ctas, steps, lane_addr, lane_space, la
             fault[0] = lane
             fault[1] = o + _GB if part == G else o
             fault[2] = nbt
-            fault[3] = lane_space[lane]
+            fault[3] = part
             return C.ST_OOB if bad >= 0 else C.ST_MISALIGNED
     for q in range(nx):
         lane = xs[q]
         s = lane_space[lane]
         if s == S:
-            lane_off[lane] += (lane // tpc) * sctx[10]
+            lane_off[lane] += shbase[lane]
         elif s == L:
-            lane_off[lane] += lane * sctx[11]
+            lane_off[lane] += lane * lop
     return C.ST_OK
+
+
+@njit(cache=True)
+def fast_ld_st(i, xs, nx, regs, T, P, D, DB, O, sctx, shbase, heap, shared, local, lane_addr, limits):
+    """One fused pass for a 4- or 8-byte access in a fixed space; False (nothing done, or a fault to be
+    reported by the full path) when the form or an address needs the general path."""
+    sp = P[i, C.SPACE]
+    nb = P[i, C.TY] & 15
+    nvec = P[i, C.NVEC]
+    nbt = P[i, C.NBT]
+    is_ld = P[i, C.OPC] == C.OP_LD
+    for k in range(nvec):
+        if is_ld:
+            if D[i, k] >= 0 and DB[i, k] != nb:
+                return False
+        elif O[i, k, 0] == C.K_SREG or (O[i, k, 0] == C.K_REG and O[i, k, 2] != nb):
+            return False
+    rid = P[i, C.ARID]
+    rb = P[i, C.ARB]
+    off0 = P[i, C.AOFF] + P[i, C.AUX]
+    rmask = (np.int64(1) << (8 * rb)) - 1 if rb < 8 else np.int64(-1)
+    rbase = rid * T
+    part = S if sp == S else L if sp == L else G
+    buf = shared if part == S else local if part == L else heap
+    lim = limits[part - 1] - nbt
+    lop = sctx[11]
+    amask = nbt - 1
+    for q in range(nx):                          # check first: a fault goes to the full path
+        lane = xs[q]
+        a = off0 + (regs[rbase + lane] & rmask) if rid >= 0 else off0
+        o = a - _GB if part == G else a
+        if o < 0 or o > lim or o & amask:
+            return False
+        lane_addr[lane] = a + _LB if part == L else a
+    b4 = buf.view(np.uint32) if nb == 4 else buf.view(np.uint32)[:0]
+    b8 = buf.view(np.int64) if nb == 8 else buf.view(np.int64)[:0]
+    for k in range(nvec):
+        if is_ld:
+            d = D[i, k]
+            if d < 0:
+                continue
+            dbase = d * T
+        else:
+            kind = O[i, k, 0]
+            vb = O[i, k, 1] * T
+            vmask = np.int64(0xFFFFFFFF) if nb == 4 else np.int64(-1)
+            imm = O[i, k, 1]
+        for q in range(nx):
+            lane = xs[q]
+            a = lane_addr[lane]
+            if part == G:
+                o = a - _GB
+            elif part == S:
+                o = a + shbase[lane]
+            else:
+                o = a - _LB + lane * lop
+            o += k * nb
+            if is_ld:
+                if nb == 4:
+                    regs[dbase + lane] = np.int64(b4[o >> 2])
+                else:
+                    regs[dbase + lane] = b8[o >> 3]
+            else:
+                v = (regs[vb + lane] & vmask) if kind == C.K_REG else imm
+                if nb == 4:
+                    b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
+                else:
+                    b8[o >> 3] = v
+    return True
 
 
 @njit(cache=True, error_model="numpy")
 def exec_mem(i, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, shared, local, kparams,
-             lane_addr, lane_space, lane_off, limits, fault, W):
+             lane_addr, lane_space, lane_off, limits, fault, W, shbase):
     opc = P[i, C.OPC]
     tc = P[i, C.TY]
     nb = tc & 15
@@ -195,7 +287,10 @@ def exec_mem(i, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, share
                     R[q] = v
                 scatter(regs, T, D, DB, i, k, xs, nx, R, tc)
         return C.ST_OK
-    st = place(i, xs, nx, regs, T, P, O, sctx, ctas, steps, lane_addr, lane_space, lane_off, limits, fault)
+    if (opc == C.OP_LD or opc == C.OP_ST) and P[i, C.SPACE] != 6 and (nb == 4 or nb == 8) and \
+            fast_ld_st(i, xs, nx, regs, T, P, D, DB, O, sctx, shbase, heap, shared, local, lane_addr, limits):
+        return C.ST_OK
+    st = place(i, xs, nx, regs, T, P, sctx, shbase, lane_addr, lane_space, lane_off, limits, fault)
     if st != C.ST_OK:
         return st
     if opc == C.OP_LD:
