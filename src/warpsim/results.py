@@ -57,6 +57,7 @@ def _kernel_doc(r: KernelResult, gpu) -> dict:
         "l2": r.memory.get("l2", {}),
         "dram": r.memory.get("dram", {}),
         "shared": r.memory.get("shared", {}),
+        "icnt": r.memory.get("icnt", {}),
         "stalls": {
             **r.stalls,
             "fractions": {k: v / scheduler_cycles if scheduler_cycles else 0.0 for k, v in r.stalls.items()},

@@ -109,7 +109,7 @@ def sim(
     if json_out:
         write_json(doc, json_out)
     if stats_text_out:
-        stats_text_out.write_text(stats_text(result.output, result.gpu))
+        stats_text_out.write_text(stats_text(doc, result.gpu))
     if timeseries:
         write_timeseries_csv(result.output, timeseries)
     if not quiet:
