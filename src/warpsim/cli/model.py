@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -43,24 +42,31 @@ def model_table(docs: dict[str, dict], max_rows: int = 20) -> Table:
 @app.command()
 def model(
     target: str = typer.Argument(..., help="kernelslist.g, a .traceg[.xz], a trace directory or a workload"),
-    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU name or a .toml description"),
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100) or a "
+                            ".toml description"),
     models: str = typer.Option("roofline,cpi,mwp_cwp,interval", "--models",
                                help="comma-separated: roofline, cpi, mwp_cwp, interval"),
-    size: str = typer.Option("tiny", "--size", help="workload size preset (bundled workloads only)"),
+    size: str = typer.Option("tiny", "--size", help="workload size preset: tiny, small, standard "
+                             "(bundled workloads only)"),
     overrides: list[str] = typer.Option([], "--set", help="override a GPU field, e.g. --set sm.count=40"),
     memory: str | None = typer.Option(None, "--memory-model", help="memory model: fixed, hierarchy"),
     max_ctas: int | None = typer.Option(None, "--max-ctas", help="characterise the first N CTAs per kernel"),
-    json_out: Path | None = typer.Option(None, "--json", help="write the documents (JSON, keyed by model)"),
+    json_out: Path | None = typer.Option(None, "--json", help="write the documents (JSON, keyed by model); "
+                                         "'-' for stdout"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no table"),
 ) -> None:
     """Estimate every kernel's cycles with analytical models instead of simulating it."""
     from warpsim.api import model as run_model
+    from warpsim.cli import _common as C
+
+    C.check_output(json_out, "--json")
+    quiet = C.quiet(quiet) or str(json_out) == C.STDOUT
 
     names = [m.strip() for m in models.split(",") if m.strip()]
     docs = run_model(target, gpu, models=names, size=size, overrides=overrides, memory_model=memory,
                      max_ctas=max_ctas)
     if json_out:
         doc = next(iter(docs.values())) if len(docs) == 1 else {"models": docs}
-        json_out.write_text(json.dumps(doc, indent=2) + "\n")
+        C.write_json_out(doc, json_out)
     if not quiet:
         out_console.print(model_table(docs))

@@ -4,16 +4,18 @@ total from the simulated launches with `apply`."""
 
 from __future__ import annotations
 
-from warpsim.sampling.apply import Projection, apply
-from warpsim.sampling.baselines import first_n, one_per_name, random_k
-from warpsim.sampling.evaluate import Evaluation, evaluate
-from warpsim.sampling.pks import pks
-from warpsim.sampling.readers import read_profile
-from warpsim.sampling.selection import Selection, Stratum
-from warpsim.sampling.sieve import sieve
-from warpsim.sampling.stem import stem
-from warpsim.sampling.table import PKA_TABLE2_METRICS, ProfileTable
-from warpsim.sampling.twolevel import pks_two_level
+# Names are imported on first use (PEP 562): `import warpsim.sampling.driver` for a full simulation
+# must not pay for scikit-learn and scipy, which only the selection methods need.
+_WHERE = {
+    "Projection": "apply", "apply": "apply",
+    "first_n": "baselines", "one_per_name": "baselines", "random_k": "baselines",
+    "Evaluation": "evaluate", "evaluate": "evaluate",
+    "pks": "pks", "read_profile": "readers",
+    "Selection": "selection", "Stratum": "selection",
+    "sieve": "sieve", "stem": "stem",
+    "PKA_TABLE2_METRICS": "table", "ProfileTable": "table",
+    "pks_two_level": "twolevel",
+}
 
 __all__ = [
     "PKA_TABLE2_METRICS",
@@ -33,3 +35,13 @@ __all__ = [
     "sieve",
     "stem",
 ]
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        import importlib
+
+        value = getattr(importlib.import_module(f"warpsim.sampling.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'warpsim.sampling' has no attribute {name!r}")

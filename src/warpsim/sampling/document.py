@@ -163,7 +163,9 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
         "kernels_total": len(ordered),
         "notes": list(dict.fromkeys(outcome.notes)),
     }
-    return out
+    from warpsim.results import add_times
+
+    return add_times(out)
 
 
 def _selection_summary(outcome: SampledOutcome) -> dict | None:
