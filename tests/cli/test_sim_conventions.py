@@ -103,7 +103,38 @@ def test_full_simulation_does_not_import_the_sampling_methods_and_wall_counts_fr
         "('warpsim.sampling.pks', 'warpsim.sampling.twolevel', 'warpsim.sampling.apply'))\n"
         "print(bad, d['total']['wall_seconds'], waited)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = proc.stdout.split()
     assert out[0] == "[]"
     wall, waited = float(out[1]), float(out[2])
     assert 0.8 * waited <= wall <= waited
+
+
+def test_every_option_has_help_and_choice_options_list_their_choices():
+    import typer
+
+    group = typer.main.get_command(app)
+    choices = {"--gpu": ("QV100", "A100", "H100"), "--memory-model": ("fixed", "hierarchy"),
+               "--sample": ("full", "pkp", "pks", "pka", "photon-kernel"),
+               "--preset": ("tiny", "small", "standard")}
+    for name, cmd in group.commands.items():
+        for p in cmd.params:
+            assert getattr(p, "help", None), f"{name} {p.opts} has no help"
+            for opt, values in choices.items():
+                if opt in p.opts:
+                    assert all(v in p.help for v in values), f"{name} {opt}: {p.help}"
+
+
+def test_version_and_short_help_everywhere(monkeypatch, capsys):
+    from warpsim import __version__
+    from warpsim.cli import hoist_global_flags, main
+
+    assert hoist_global_flags(["gpus", "-q", "QV100"]) == ["-q", "gpus", "QV100"]
+    assert hoist_global_flags(["sim", "x", "-q"]) == ["sim", "x", "-q"]      # sim has its own -q
+    for argv in (["-V"], ["gpus", "-V"]):
+        monkeypatch.setattr(sys, "argv", ["warpsim", *argv])
+        with pytest.raises(SystemExit) as info:
+            main()
+        assert info.value.code == 0 and capsys.readouterr().out.strip() == f"warpsim {__version__}"
+    res = CliRunner().invoke(app, ["campaign", "-h"])
+    assert res.exit_code == 0 and "Usage" in res.output
