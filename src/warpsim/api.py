@@ -21,6 +21,27 @@ class Simulation:
     document: dict
     gpu: object             # warpsim.config.GPUConfig
 
+    def kernels(self):
+        """One row per kernel (pandas DataFrame indexed by kernel_id; see warpsim.frames)."""
+        from warpsim.frames import kernels_frame
+
+        return kernels_frame(self.document)
+
+    def timeseries(self):
+        """One row per time-series sample (pandas DataFrame)."""
+        from warpsim.frames import timeseries_frame
+
+        return timeseries_frame(self.output)
+
+    def export(self, kernels: str | Path | None = None, timeseries: str | Path | None = None) -> None:
+        """Write the kernel table and/or the time series as CSV or Parquet (by suffix)."""
+        from warpsim.frames import write_frame
+
+        if kernels is not None:
+            write_frame(self.kernels(), kernels)
+        if timeseries is not None:
+            write_frame(self.timeseries(), timeseries)
+
 
 def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None = None,
                   seed: int = 0, profile: bool = False) -> tuple[Iterable[Memcpy | KernelSource], str]:

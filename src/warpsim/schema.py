@@ -61,7 +61,8 @@ class Kernel(_Open):
     thread_ipc: float = Field(description="thread instructions per core cycle (Accel-Sim gpu_ipc)")
     ctas: int
     provenance: Provenance = Field(description="simulated to the end, or projected (see represented_by, pkp)")
-    represented_by: int | None = Field(None, description="projected: the simulated kernel it was projected from")
+    represented_by: int | None = Field(None, description="projected: the simulated kernel it was "
+                                       "projected from")
     launch_cycle: int | None = None
     end_cycle: int | None = None
     truncated: bool | None = Field(None, description="cut by --max-cycles")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from warpsim.campaign import load_plan, run_campaign
 from warpsim.campaign import identity as ident
+from warpsim.campaign import load_plan, run_campaign
 from warpsim.campaign.executors import SerialExecutor
 
 ROOT = Path(__file__).resolve().parents[2]

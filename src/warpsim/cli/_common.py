@@ -87,9 +87,11 @@ def emit_table(columns: Sequence[str], rows: Sequence[Sequence], fmt: str, *, ti
     if fmt == "json":
         write_json_out([dict(zip(columns, r, strict=True)) for r in [*rows, *footer]], STDOUT)
         return
-    table = Table(title=title or None)
+    from rich.markup import escape
+
+    table = Table(title=escape(title) if title else None)
     for c in columns:
-        table.add_column(c, justify="right" if c in numeric else "left")
+        table.add_column(escape(c), justify="right" if c in numeric else "left")
     for r in rows:
         table.add_row(*(_cell(v) for v in r))
     if footer:
@@ -111,4 +113,6 @@ def _cell(v) -> str:
         return f"{v:,}"
     if isinstance(v, float):
         return f"{v:.3f}"
-    return str(v)
+    from rich.markup import escape
+
+    return escape(str(v))
