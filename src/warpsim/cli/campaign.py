@@ -12,7 +12,7 @@ from rich.table import Table
 
 from warpsim.cli import app
 
-out_console = Console(width=None if sys.stdout.isatty() else 200)
+out_console = Console() if sys.stdout.isatty() else Console(width=100_000)   # piped: never truncated
 DEFAULT_DB = Path("results") / "warpsim.db"
 
 

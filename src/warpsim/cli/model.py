@@ -18,7 +18,7 @@ def model_table(docs: dict[str, dict], max_rows: int = 20) -> Table:
     first = next(iter(docs.values()))
     table = Table(title=f"{first['workload']} on {first['gpu']} (analytical, {first['memory_model']} memory)")
     table.add_column("kernel", justify="right")
-    table.add_column("name", max_width=24, no_wrap=True)
+    table.add_column("name", no_wrap=True)
     table.add_column("warp insts", justify="right")
     for name in docs:
         table.add_column(f"{name}\ncycles (limiter)", justify="right")
@@ -30,7 +30,8 @@ def model_table(docs: dict[str, dict], max_rows: int = 20) -> Table:
             cells.append(f"{k['cycles']:,} ({k['limiter']})")
         table.add_row(*cells)
     if len(kernels) > max_rows:
-        table.add_row("...", f"{len(kernels) - max_rows} more kernels", *[""] * (1 + len(docs)))
+        more = f"{len(kernels) - max_rows} more kernels (--all shows them)"
+        table.add_row("...", more, *[""] * (1 + len(docs)))
     table.add_section()
     cells = ["total", "", f"{first['total']['warp_instructions']:,}"]
     for d in docs.values():
@@ -54,6 +55,8 @@ def model(
     json_out: Path | None = typer.Option(None, "--json", help="write the documents (JSON, keyed by model); "
                                          "'-' for stdout"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no table"),
+    show_all: bool = typer.Option(False, "--all", help="show every kernel (the table shows the first 20 "
+                                  "otherwise)"),
 ) -> None:
     """Estimate every kernel's cycles with analytical models instead of simulating it."""
     from warpsim.api import model as run_model
@@ -69,4 +72,4 @@ def model(
         doc = next(iter(docs.values())) if len(docs) == 1 else {"models": docs}
         C.write_json_out(doc, json_out)
     if not quiet:
-        out_console.print(model_table(docs))
+        C.stdout_console().print(model_table(docs, max_rows=10**9 if show_all else 20))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import typer
@@ -71,7 +70,7 @@ def report(
 
     rep = build_report(source, campaign=campaign, title=title)
     if not C.quiet(quiet):
-        console = Console(width=None if sys.stdout.isatty() else 200)
+        console = C.stdout_console()
         console.print(f"[bold]{rep.title}[/]")
         for line in rep.headlines:
             console.print(f"  • {line}", highlight=False)

@@ -15,7 +15,7 @@ from warpsim.cli import app
 from warpsim.workloads import PRESETS, get_workload, parse_size_overrides, run_workload
 from warpsim.workloads.counts import regenerate, table
 
-out = Console(width=None if sys.stdout.isatty() else 200)
+out = Console() if sys.stdout.isatty() else Console(width=100_000)   # piped: never truncated
 
 
 def _fmt(v: object) -> str:

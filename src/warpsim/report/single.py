@@ -61,20 +61,20 @@ def _cycles_figure(doc: dict, plots: _Plots) -> str:
     import plotly.graph_objects as go
 
     ks = doc["kernels"]
-    fig = go.Figure()
-    for prov in ("simulated", "projected"):
-        sel = [k for k in ks if k.get("provenance", "simulated") == prov]
-        if not sel:
-            continue
-        hover = [(f"from kernel {k['represented_by']}" if k.get("represented_by") is not None else
-                  f"PKP stop at {k.get('simulated_cycles', 0):,} cycles" if k.get("pkp") else prov)
-                 for k in sel]
-        fig.add_bar(x=[f"#{k['id']} {k['name'][:18]}" for k in sel], y=[k["cycles"] for k in sel], name=prov,
-                    marker_color=COLORS[prov], customdata=hover,
-                    hovertemplate="%{x}<br>%{y:,} cycles<br>%{customdata}<extra></extra>")
+    provs = [k.get("provenance", "simulated") for k in ks]
+    hover = [(f"projected from kernel {k['represented_by']}" if k.get("represented_by") is not None else
+              f"PKP: simulated {k.get('simulated_cycles', 0):,} cycles, then projected" if k.get("pkp")
+              else p)
+             for k, p in zip(ks, provs, strict=True)]
+    fig = go.Figure(go.Bar(x=[f"#{k['id']} {k['name'][:18]}" for k in ks], y=[k["cycles"] for k in ks],
+                           marker_color=[COLORS.get(p, "#555") for p in provs], customdata=hover,
+                           showlegend=False,
+                           hovertemplate="%{x}<br>%{y:,} cycles<br>%{customdata}<extra></extra>"))
+    for prov in dict.fromkeys(provs):       # legend entries, in launch order of first appearance
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=prov,
+                        marker={"color": COLORS.get(prov, "#555"), "symbol": "square", "size": 10})
     fig.update_layout(title="Cycles per kernel", xaxis_title="kernel (launch id, name)",
-                      yaxis_title="core cycles", barmode="group", xaxis={"tickangle": -45,
-                                                                           "categoryorder": "trace"})
+                      yaxis_title="core cycles", xaxis={"tickangle": -45, "categoryorder": "trace"})
     return plots.html(fig, 380)
 
 
