@@ -91,8 +91,10 @@ def load_gpu(name_or_path: str, overrides: Sequence[str] = ()) -> GPUConfig:
     try:
         raw, parsed = apply_overrides(raw, overrides)
     except InputError as exc:
-        raise InputError(f"--set {exc.text}: {exc.message}" if exc.text else exc.message, path=where,
-                         key=exc.key) from None
+        err = InputError(f"--set {exc.text}: {exc.message}" if exc.text else exc.message, path=where,
+                         key=exc.key)
+        err.text = exc.text     # the override, for callers (already in the message)
+        raise err from None
     try:
         return check(build(raw))
     except ConfigIssue as issue:
