@@ -4,6 +4,10 @@ total from the simulated launches with `apply`."""
 
 from __future__ import annotations
 
+import importlib
+import sys
+import types
+
 # Names are imported on first use (PEP 562): `import warpsim.sampling.driver` for a full simulation
 # must not pay for scikit-learn and scipy, which only the selection methods need.
 _WHERE = {
@@ -37,11 +41,23 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        import importlib
 
-        value = getattr(importlib.import_module(f"warpsim.sampling.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'warpsim.sampling' has no attribute {name!r}")
+class _LazyPackage(types.ModuleType):
+    """Each public name is a property that imports its module on first use. A property (a data
+    descriptor) also wins over the submodule the import system binds under the same name
+    (`warpsim.sampling.pks` the module vs `pks` the function), as the eager imports did."""
+
+
+def _lazy(name: str, module: str) -> property:
+    def get(self):
+        return getattr(importlib.import_module(f"warpsim.sampling.{module}"), name)
+
+    def bind(self, value) -> None:      # the import system binding a submodule: keep the function
+        pass
+
+    return property(get, bind)
+
+
+for _name, _module in _WHERE.items():
+    setattr(_LazyPackage, _name, _lazy(_name, _module))
+sys.modules[__name__].__class__ = _LazyPackage
