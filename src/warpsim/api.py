@@ -21,6 +21,27 @@ class Simulation:
     document: dict
     gpu: object             # warpsim.config.GPUConfig
 
+    def kernels(self):
+        """One row per kernel (pandas DataFrame indexed by kernel_id; see warpsim.frames)."""
+        from warpsim.frames import kernels_frame
+
+        return kernels_frame(self.document)
+
+    def timeseries(self):
+        """One row per time-series sample (pandas DataFrame)."""
+        from warpsim.frames import timeseries_frame
+
+        return timeseries_frame(self.output)
+
+    def export(self, kernels: str | Path | None = None, timeseries: str | Path | None = None) -> None:
+        """Write the kernel table and/or the time series as CSV or Parquet (by suffix)."""
+        from warpsim.frames import write_frame
+
+        if kernels is not None:
+            write_frame(self.kernels(), kernels)
+        if timeseries is not None:
+            write_frame(self.timeseries(), timeseries)
+
 
 def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None = None,
                   seed: int = 0, profile: bool = False) -> tuple[Iterable[Memcpy | KernelSource], str]:
@@ -49,34 +70,40 @@ def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None 
 
 def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "QV100", *,
              overrides: Sequence[str] = (), max_cycles: int | None = None, ts_interval: int = 500,
-             memory_model: str | None = None, size: str = "tiny", progress=None,
+             memory_model: str | None = None, size: str = "tiny", sizes: dict | None = None, progress=None,
              workload_name: str | None = None, sample: str = "full", profile=None,
-             pkp: dict | None = None) -> Simulation:
+             pkp: dict | None = None, started: float | None = None) -> Simulation:
     """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc.
 
-    `sample` picks a sampled-simulation method (see `warpsim.sampling.driver.METHODS`); `profile`
+    `sample` picks a sampled-simulation method (see `warpsim.sampling.methods.METHODS`); `profile`
     (a path or a `ProfileTable`) gives PKS/PKA a trace's profile; `pkp` overrides PKP parameters.
+    The document's `wall_seconds` is what the caller waited: from `started` (a `time.perf_counter()`
+    value, e.g. when the command line started) or from this call, imports and compilation included.
+    A full simulation does not import the sampling methods (scikit-learn, scipy).
     """
+    t0 = time.perf_counter() if started is None else started
     from warpsim.config import load_gpu
     from warpsim.results import result_document
-    from warpsim.sampling import driver
+    from warpsim.sampling.methods import NEEDS_PROFILE, check_method
     from warpsim.timing.gpu import simulate as run_timing
 
-    t0 = time.perf_counter()
     cfg = load_gpu(gpu, overrides)
     sample = sample or "full"
-    driver.check_method(sample, cfg)
+    check_method(sample, cfg)
     if isinstance(target, str | Path):
-        commands, name = load_commands(target, size=size, profile=sample in driver.NEEDS_PROFILE)
+        commands, name = load_commands(target, size=size, sizes=sizes, profile=sample in NEEDS_PROFILE)
     else:
         commands, name = target, workload_name or "commands"
     if sample == "full":
+        tracker = _tracker(progress, commands, target, None)
         out = run_timing(commands, cfg, max_cycles=max_cycles, ts_interval=ts_interval,
-                         memory_model=memory_model, progress=progress)
+                         memory_model=memory_model, progress=tracker and tracker.on_progress,
+                         controller=tracker)
         wall = time.perf_counter() - t0
         doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),
                               wall_seconds=wall)
         return Simulation(output=out, document=doc, gpu=cfg)
+    from warpsim.sampling import driver
     from warpsim.sampling.document import sampled_document
 
     if isinstance(profile, str | Path):
@@ -85,13 +112,35 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
         profile = read_profile(profile)
     cmds, outcome, sources = driver.plan(commands, sample, cfg, workload=workload_name or name,
                                          profile=profile, pkp_overrides=pkp)
+    tracker = _tracker(progress, cmds, target, outcome.pkp)
     out = run_timing(cmds, cfg, max_cycles=max_cycles, ts_interval=ts_interval, memory_model=memory_model,
-                     progress=progress, controller=outcome.pkp)
+                     progress=tracker and tracker.on_progress,
+                     controller=tracker if tracker is not None else outcome.pkp)
     driver.finish(outcome, out)
     wall = time.perf_counter() - t0
     doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),
                           wall_seconds=wall)
     return Simulation(output=out, document=sampled_document(doc, outcome, sources), gpu=cfg)
+
+
+def _tracker(progress, commands, target, inner):
+    """A progress observer around the sampling controller (or none), when a callback is given."""
+    if progress is None:
+        return None
+    from warpsim.progress import ProgressTracker
+
+    total = None
+    if isinstance(commands, list | tuple):
+        total = sum(1 for c in commands if not isinstance(c, Memcpy))
+    elif isinstance(target, str | Path):
+        path = Path(target)
+        if path.is_dir():
+            path = path / "kernelslist.g"
+        if path.is_file():
+            from warpsim.frontend.accelsim import open_trace
+
+            total = open_trace(path).num_kernels
+    return ProgressTracker(progress, kernels_total=total, inner=inner)
 
 
 def model(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "QV100", *,

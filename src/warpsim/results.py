@@ -57,6 +57,7 @@ def _kernel_doc(r: KernelResult, gpu) -> dict:
         "l2": r.memory.get("l2", {}),
         "dram": r.memory.get("dram", {}),
         "shared": r.memory.get("shared", {}),
+        "icnt": r.memory.get("icnt", {}),
         "stalls": {
             **r.stalls,
             "fractions": {k: v / scheduler_cycles if scheduler_cycles else 0.0 for k, v in r.stalls.items()},
@@ -64,14 +65,23 @@ def _kernel_doc(r: KernelResult, gpu) -> dict:
     }
 
 
+def add_times(doc: dict) -> dict:
+    """`time_us` (core cycles at the GPU's core clock) next to every `cycles` of a document."""
+    mhz = float(doc.get("gpu_clock_mhz") or 0.0)
+    for entry in [*doc["kernels"], doc["total"]]:
+        entry["time_us"] = entry["cycles"] / mhz if mhz else 0.0
+    return doc
+
+
 def result_document(out: SimOutput, gpu, *, workload: str, overrides: list[str] | None = None,
                     wall_seconds: float | None = None) -> dict:
     """The JSON result of one run. `wall_seconds` is the whole run as the user waited for it."""
     wall = out.wall_seconds if wall_seconds is None else wall_seconds
     cycles = out.total_cycles
-    return {
+    return add_times({
         "warpsim_version": __version__,
         "gpu": gpu.name,
+        "gpu_clock_mhz": float(gpu.clocks.core),
         "workload": workload,
         "method": "full",
         "memory_model": out.memory_model,
@@ -92,7 +102,7 @@ def result_document(out: SimOutput, gpu, *, workload: str, overrides: list[str] 
             "memcpy_bytes": out.memcpy_bytes,
             "stalls": out.stalls,
         },
-    }
+    })
 
 
 def write_json(doc: dict, path: str | Path) -> None:

@@ -62,7 +62,7 @@ def test_unknown_override_keys_are_errors_naming_the_key(text, key, fragment):
     with pytest.raises(InputError) as info:
         load_gpu("QV100", [text])
     assert info.value.key == key
-    assert fragment in str(info.value) and "QV100.toml" in str(info.value)
+    assert fragment in str(info.value) and "GPU QV100" in str(info.value)  # not a package file
     assert info.value.text == text
 
 
@@ -82,7 +82,7 @@ def test_invalid_override_values_name_key_and_override(text, key, fragment):
     with pytest.raises(InputError) as info:
         load_gpu("QV100", [text])
     msg = str(info.value)
-    assert f"QV100.toml [{key}]" in msg and fragment in msg
+    assert f"GPU QV100 [{key}]" in msg and fragment in msg
     assert f"set by override '{text}'" in msg
 
 

@@ -156,7 +156,7 @@ def test_tensor_interval_zero_is_allowed_only_for_tensor(variant, expect_error):
 def test_error_carries_bundled_file_name():
     with pytest.raises(InputError) as info:
         load_gpu("QV100", ["sm.max_warps=32"])
-    assert "QV100.toml [sm.max_warps]" in str(info.value)
+    assert "GPU QV100 [sm.max_warps]" in str(info.value)
 
 
 # ---- files and names ---------------------------------------------------------------------------

@@ -22,8 +22,11 @@ a campaign that fails an hour in because of a typo in its third GPU name wastes 
 Override *keys* are checked here; override *values* are checked per GPU when the run starts, so
 an impossible value fails that run (recorded with its message) and not the whole campaign.
 
-A run's id is a hash of its identity (what changes its result), so the same plan always gives
-the same ids in the same order, and a database can tell which runs it already has.
+A run's id is a hash of its identity (what changes its result): the GPU description after
+overrides, the workload's files, size, method, memory model, seed, cycle limit and the warpsim
+version, all by content (campaign/identity.py). The same plan always gives the same ids in the
+same order, a database can tell which runs it already has, and an edited GPU file or trace is a
+new run.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import fnmatch
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -89,10 +92,12 @@ class RunSpec:
     max_cycles: int | None = None
     timeout_s: float | None = None
     variant_label: str = ""
+    content: tuple[tuple[str, str], ...] = ()   # identity.run_content: GPU, workload, version hashes
 
     def identity(self) -> dict[str, Any]:
-        """The fields that decide the result (not the timeout or the display names)."""
-        return {
+        """The fields that decide the result (not the timeout or the display names). With content
+        fingerprints, files are identified by what they hold, not where they are."""
+        ident = {
             "target": self.target,
             "gpu": self.gpu_target,
             "method": self.method,
@@ -103,6 +108,12 @@ class RunSpec:
             "seed": self.seed,
             "max_cycles": self.max_cycles,
         }
+        if self.content:
+            ident["content"] = dict(self.content)
+            del ident["gpu"]
+            if self.kind == "trace":
+                del ident["target"]
+        return ident
 
     @property
     def id(self) -> str:
@@ -112,12 +123,15 @@ class RunSpec:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["overrides"] = list(self.overrides)
+        d["content"] = dict(self.content)
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunSpec:
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         known["overrides"] = tuple(known.get("overrides", ()))
+        content = known.get("content") or {}
+        known["content"] = tuple(content.items()) if isinstance(content, dict) else tuple(map(tuple, content))
         return cls(**known)
 
 
@@ -330,8 +344,11 @@ def parse_plan(raw: dict[str, Any], path: str | Path = "<plan>") -> Plan:
     max_cycles = _number(ctx, raw, "max_cycles", int, None, 1)
     timeout = _number(ctx, raw, "timeout_s", float, None, 0.001)
 
+    from warpsim.campaign.identity import run_content
+
     runs: list[RunSpec] = []
     seen: set[str] = set()
+    contents: dict[tuple, tuple] = {}
     for wname, target, kind in workloads:
         for size in sizes if kind == "bundled" else [None]:
             for gname, gtarget in gpus:
@@ -354,6 +371,10 @@ def parse_plan(raw: dict[str, Any], path: str | Path = "<plan>") -> Plan:
                                 timeout,
                                 var.label,
                             )
+                            key = (kind, target, gtarget, spec.overrides)
+                            if key not in contents:
+                                contents[key] = run_content(kind, target, gtarget, spec.overrides)
+                            spec = replace(spec, content=contents[key])
                             if spec.id not in seen:
                                 seen.add(spec.id)
                                 runs.append(spec)

@@ -26,6 +26,8 @@ class CampaignSummary:
     done: int = 0
     failed: int = 0
     failures: list[tuple[RunSpec, str]] = field(default_factory=list)
+    reused: list[tuple[RunSpec, str]] = field(default_factory=list)    # (run, why its stored result is used)
+    changed: list[tuple[RunSpec, str]] = field(default_factory=list)   # (run, why a stored one is not)
 
 
 def make_executor(workers: int = 1, dask: str | None = None) -> Executor:
@@ -52,7 +54,8 @@ def run_campaign(
     store = db if isinstance(db, Store) else Store(db)
     try:
         todo = store.register(plan, retry_failed=retry_failed)
-        summary = CampaignSummary(plan.name, len(plan.runs), len(plan.runs) - len(todo))
+        summary = CampaignSummary(plan.name, len(plan.runs), len(plan.runs) - len(todo),
+                                  reused=list(store.reused), changed=list(store.changed))
         by_id = {s.id: s for s in todo}
 
         def started(spec: RunSpec) -> None:

@@ -139,8 +139,12 @@ class Store:
 
         Runs already `done` are skipped; `failed` ones only run again with `retry_failed`; runs
         left `queued` or `running` by an interrupted campaign run again."""
+        from warpsim.campaign.identity import what_changed
+
         now = time.time()
         todo: list[RunSpec] = []
+        self.reused: list[tuple[RunSpec, str]] = []
+        self.changed: list[tuple[RunSpec, str]] = []
         with self.db:
             self.db.execute(
                 "INSERT INTO campaigns (name, plan_path, plan_json, created, updated) VALUES (?,?,?,?,?) "
@@ -154,8 +158,11 @@ class Store:
                     "INSERT INTO campaign_runs (campaign, run_id, position) VALUES (?,?,?)",
                     (plan.name, spec.id, pos),
                 )
-                row = self.db.execute("SELECT status FROM runs WHERE id = ?", (spec.id,)).fetchone()
+                row = self.db.execute("SELECT status, finished FROM runs WHERE id = ?", (spec.id,)).fetchone()
                 if row is None:
+                    why = self._differs(spec, what_changed)
+                    if why:
+                        self.changed.append((spec, why))
                     self.db.execute(
                         "INSERT INTO runs (id, spec_json, workload, gpu, method, size, memory_model, "
                         "variant) VALUES (?,?,?,?,?,?,?,?)",
@@ -172,6 +179,10 @@ class Store:
                     )
                     todo.append(spec)
                 elif row[0] == "done" or (row[0] == "failed" and not retry_failed):
+                    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row[1])) if row[1] else "?"
+                    self.reused.append((spec, f"stored run {spec.id} ({row[0]} {when}) has the same GPU "
+                                              "description after overrides, workload files, size, method, "
+                                              "memory model, seed, cycle limit and warpsim version"))
                     continue
                 else:
                     # the timeout may have changed; identity fields cannot (same id)
@@ -181,6 +192,22 @@ class Store:
                     )
                     todo.append(spec)
         return todo
+
+    def _differs(self, spec: RunSpec, what_changed) -> str:
+        """Why a run with the same names as a stored one is not that run ("" when none is stored)."""
+        rows = self.db.execute(
+            "SELECT id, spec_json FROM runs WHERE workload=? AND gpu=? AND method=? AND size IS ? "
+            "AND memory_model=? AND variant=? AND id<>? AND status='done'",
+            (spec.workload, spec.gpu, spec.method, spec.size, spec.memory_model, spec.variant, spec.id),
+        ).fetchall()
+        for rid, spec_json in rows:
+            old = json.loads(spec_json)
+            parts = what_changed(old.get("content") or {}, dict(spec.content))
+            if list(old.get("overrides", [])) != list(spec.overrides):
+                continue
+            if parts:
+                return f"stored run {rid} has the same names but a different {', '.join(parts)}"
+        return ""
 
     def mark_running(self, run_id: str) -> None:
         with self.db:

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from warpsim.cli import app
 
-out_console = Console(width=None if sys.stdout.isatty() else 200)
+out_console = Console() if sys.stdout.isatty() else Console(width=100_000)   # piped: never truncated
 DEFAULT_DB = Path("results") / "warpsim.db"
 
 
@@ -58,6 +58,7 @@ def campaign(
     retry_failed: bool = typer.Option(False, "--retry-failed", help="run again the runs that failed before"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the run table and exit"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or summary"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="say why each stored result is reused"),
 ) -> None:
     """Run every workload x GPU x method x variant of a plan; finished runs are skipped on re-runs."""
     from warpsim.campaign import Store, load_plan, make_executor, run_campaign
@@ -105,6 +106,16 @@ def campaign(
         f"campaign [bold]{summary.name}[/]: {summary.total} runs, {summary.skipped} already in "
         f"{db}, {summary.executed} executed ({summary.done} done, {summary.failed} failed)"
     )
+    if summary.reused:
+        out_console.print(f"  reused {len(summary.reused)} stored result(s): same content (GPU description "
+                          "after overrides, workload files, size, method, memory model, seed, cycle limit, "
+                          "warpsim version)", highlight=False)
+    for spec, why in summary.reused if verbose else []:
+        out_console.print(f"  reused {spec.workload} {spec.gpu} {spec.variant} {spec.method}: {why}",
+                          highlight=False)
+    for spec, why in summary.changed:
+        out_console.print(f"  ran again {spec.workload} {spec.gpu} {spec.variant} {spec.method}: {why}",
+                          highlight=False)
     for spec, error in summary.failures[:10]:
         first = error.strip().splitlines()[0] if error.strip() else "?"
         out_console.print(

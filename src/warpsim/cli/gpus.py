@@ -66,7 +66,7 @@ def gpus(
         else:
             console = Console()
             if not console.is_terminal:   # pipes and test runners: do not squeeze to 80 columns
-                console = Console(width=160)
+                console = Console(width=100_000)
             console.print(_table(rows))
         return
     cfg = load_gpu(name, overrides)

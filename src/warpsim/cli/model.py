@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -19,7 +18,7 @@ def model_table(docs: dict[str, dict], max_rows: int = 20) -> Table:
     first = next(iter(docs.values()))
     table = Table(title=f"{first['workload']} on {first['gpu']} (analytical, {first['memory_model']} memory)")
     table.add_column("kernel", justify="right")
-    table.add_column("name", max_width=24, no_wrap=True)
+    table.add_column("name", no_wrap=True)
     table.add_column("warp insts", justify="right")
     for name in docs:
         table.add_column(f"{name}\ncycles (limiter)", justify="right")
@@ -31,7 +30,8 @@ def model_table(docs: dict[str, dict], max_rows: int = 20) -> Table:
             cells.append(f"{k['cycles']:,} ({k['limiter']})")
         table.add_row(*cells)
     if len(kernels) > max_rows:
-        table.add_row("...", f"{len(kernels) - max_rows} more kernels", *[""] * (1 + len(docs)))
+        more = f"{len(kernels) - max_rows} more kernels (--all shows them)"
+        table.add_row("...", more, *[""] * (1 + len(docs)))
     table.add_section()
     cells = ["total", "", f"{first['total']['warp_instructions']:,}"]
     for d in docs.values():
@@ -43,24 +43,33 @@ def model_table(docs: dict[str, dict], max_rows: int = 20) -> Table:
 @app.command()
 def model(
     target: str = typer.Argument(..., help="kernelslist.g, a .traceg[.xz], a trace directory or a workload"),
-    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU name or a .toml description"),
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100) or a "
+                            ".toml description"),
     models: str = typer.Option("roofline,cpi,mwp_cwp,interval", "--models",
                                help="comma-separated: roofline, cpi, mwp_cwp, interval"),
-    size: str = typer.Option("tiny", "--size", help="workload size preset (bundled workloads only)"),
+    size: str = typer.Option("tiny", "--size", help="workload size preset: tiny, small, standard "
+                             "(bundled workloads only)"),
     overrides: list[str] = typer.Option([], "--set", help="override a GPU field, e.g. --set sm.count=40"),
     memory: str | None = typer.Option(None, "--memory-model", help="memory model: fixed, hierarchy"),
     max_ctas: int | None = typer.Option(None, "--max-ctas", help="characterise the first N CTAs per kernel"),
-    json_out: Path | None = typer.Option(None, "--json", help="write the documents (JSON, keyed by model)"),
+    json_out: Path | None = typer.Option(None, "--json", help="write the documents (JSON, keyed by model); "
+                                         "'-' for stdout"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no table"),
+    show_all: bool = typer.Option(False, "--all", help="show every kernel (the table shows the first 20 "
+                                  "otherwise)"),
 ) -> None:
     """Estimate every kernel's cycles with analytical models instead of simulating it."""
     from warpsim.api import model as run_model
+    from warpsim.cli import _common as C
+
+    C.check_output(json_out, "--json")
+    quiet = C.quiet(quiet) or str(json_out) == C.STDOUT
 
     names = [m.strip() for m in models.split(",") if m.strip()]
     docs = run_model(target, gpu, models=names, size=size, overrides=overrides, memory_model=memory,
                      max_ctas=max_ctas)
     if json_out:
         doc = next(iter(docs.values())) if len(docs) == 1 else {"models": docs}
-        json_out.write_text(json.dumps(doc, indent=2) + "\n")
+        C.write_json_out(doc, json_out)
     if not quiet:
-        out_console.print(model_table(docs))
+        C.stdout_console().print(model_table(docs, max_rows=10**9 if show_all else 20))

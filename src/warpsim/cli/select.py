@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -28,19 +27,24 @@ def select(
     seeds: int = typer.Option(20, help="seeds for randomised methods (STEM, random)"),
     seed: int = typer.Option(0, help="first seed"),
     fmt: str = typer.Option(None, "--format", help="force the profile format: kineto|ncu|nsys|functional"),
-    json_out: Path = typer.Option(None, "--json", help="write the results document here"),
+    json_out: Path = typer.Option(None, "--json", help="write the results document here; '-' for stdout"),
     save_selection: Path = typer.Option(None, help="directory: write each method's selection JSON there"),
     plots: Path = typer.Option(None, help="directory: write cluster-composition and projected-vs-true PNGs"),
 ) -> None:
     """Select launches with each method and report reduction, projected vs true total, error and CI."""
+    from warpsim.cli import _common as C
     from warpsim.sampling.harness import METHODS, Options, run_all
     from warpsim.sampling.readers import read_profile
     from warpsim.sampling.report import document, summary_table, text_table
+    from warpsim.suggest import did_you_mean
 
+    C.check_output(json_out, "--json")
     methods = list(METHODS) if method == "all" else [m.strip() for m in method.split(",")]
     bad = [m for m in methods if m not in METHODS]
     if bad:
-        raise InputError(f"unknown method(s) {bad}; choose from {list(METHODS)} or all", key="--method")
+        raise InputError(f"unknown method(s) {bad}{did_you_mean(bad[0], METHODS)}; choose from "
+                         f"{list(METHODS)} or all", key="--method")
+    to_stdout = str(json_out) == C.STDOUT
     if seeds < 1:
         raise InputError("--seeds must be at least 1", key="--seeds")
     opts = Options(
@@ -56,13 +60,13 @@ def select(
     tables = [read_profile(p, fmt) for p in profiles]
     per_profile = [run_all(t, methods, opts) for t in tables]
     doc = document(tables, per_profile)
-    for d in doc.get("profiles", [doc]):
+    for d in doc.get("profiles", [doc]) if not to_stdout else []:
         typer.echo(text_table(d))
         typer.echo("")
-    if "summary" in doc:
+    if "summary" in doc and not to_stdout:
         typer.echo(summary_table(doc["summary"]))
     if json_out is not None:
-        json_out.write_text(json.dumps(doc, indent=1) + "\n")
+        C.write_json_out(doc, json_out)
     for table, results in zip(tables, per_profile, strict=True):
         stem_name = Path(table.source).name.split(".")[0]
         if save_selection is not None:

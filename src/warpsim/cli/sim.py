@@ -5,48 +5,48 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from warpsim.cli import _common as C
 from warpsim.cli import app
 
-out_console = Console()
 PKP_METHODS = ("pkp", "pkp-inst", "pka")
+SAMPLE_METHODS = ("full", "pkp", "pkp-inst", "pks", "pka", "photon-kernel")   # sampling.methods.METHODS
+TABLE_ROWS = 20
+COLUMNS = ("kernel", "name", "CTAs", "cycles", "time (µs)", "warp insts", "IPC", "occupancy", "top stall")
 
 
-def summary_table(doc: dict, max_rows: int = 20) -> Table:
-    method = doc.get("method", "full")
-    title = f"{doc['workload']} on {doc['gpu']} ({doc['memory_model']} memory)"
-    table = Table(title=title if method == "full" else f"{title}, sampled: {method}")
-    cols = ["kernel", "name", "CTAs", "cycles", "warp insts", "IPC", "occupancy", "top stall"]
-    if method != "full":
-        cols.append("provenance")
-    for col in cols:
-        table.add_column(col, justify="right" if col not in ("name", "top stall", "provenance") else "left")
-    for k in doc["kernels"][:max_rows]:
-        stalls = {n: v for n, v in k.get("stalls", {}).items()
-                  if n not in ("fractions", "issued", "no_instruction")}
-        top = max(stalls, key=stalls.get) if stalls else "-"
+def _top_stall(k: dict) -> str:
+    skip = ("fractions", "issued", "no_instruction")
+    stalls = {n: v for n, v in (k.get("stalls") or {}).items() if n not in skip}
+    return max(stalls, key=stalls.get) if stalls else "-"
+
+
+def kernel_rows(doc: dict) -> tuple[list[str], list[list]]:
+    """The summary table's columns and one row per kernel (numbers, not strings)."""
+    sampled = doc.get("method", "full") != "full"
+    cols = [*COLUMNS, *(["provenance"] if sampled else [])]
+    rows = []
+    for k in doc["kernels"]:
         occ = k.get("occupancy")
-        row = [str(k["id"]), k["name"][:40], str(k["ctas"]), f"{k['cycles']:,}",
-               f"{k['warp_instructions']:,}", f"{k['ipc']:.2f}",
-               f"{100 * occ['achieved']:.1f}%" if occ else "-", top]
-        if method != "full":
+        row = [k["id"], k["name"], k["ctas"], k["cycles"], round(k.get("time_us", 0.0), 3),
+               k["warp_instructions"], round(k["ipc"], 4), round(occ["achieved"], 4) if occ else None,
+               _top_stall(k)]
+        if sampled:
             row.append(_provenance(k))
-        table.add_row(*row)
-    if len(doc["kernels"]) > max_rows:
-        table.add_row("...", f"{len(doc['kernels']) - max_rows} more kernels", *[""] * (len(cols) - 2))
+        rows.append(row)
+    return cols, rows
+
+
+def total_row(doc: dict) -> list:
     t = doc["total"]
-    table.add_section()
-    row = ["total", "", "", f"{t['cycles']:,}", f"{t['warp_instructions']:,}", f"{t['ipc']:.2f}", "",
-           f"{t['wall_seconds']:.2f} s, {t['sim_rate_kips']:.1f} KIPS"]
-    if method != "full":
+    row = ["total", "", "", t["cycles"], round(t.get("time_us", 0.0), 3), t["warp_instructions"],
+           round(t["ipc"], 4), None, f"{t['wall_seconds']:.2f} s wall, {t['sim_rate_kips']:.1f} KIPS"]
+    if doc.get("method", "full") != "full":
         ci = t.get("ci95_cycles")
         row.append(t["provenance"] + (f", 95 % CI {ci[0]:,.0f}-{ci[1]:,.0f}" if ci else "")
                    + f"; {100 * t['simulated_fraction']:.1f} % of instructions simulated")
-    table.add_row(*row)
-    return table
+    return row
 
 
 def _provenance(k: dict) -> str:
@@ -58,59 +58,132 @@ def _provenance(k: dict) -> str:
     return f"from kernel {k['represented_by']}"
 
 
+def print_summary(doc: dict, fmt: str = "table", show_all: bool = False) -> None:
+    cols, rows = kernel_rows(doc)
+    note = ""
+    if fmt == "table":
+        for r in rows:
+            r[7] = f"{100 * r[7]:.1f}%" if r[7] is not None else None
+        if len(rows) > TABLE_ROWS and not show_all:
+            note = (f"{len(rows) - TABLE_ROWS} more kernels not shown: --all shows every kernel "
+                    "(or --format csv|json)")
+            rows = rows[:TABLE_ROWS]
+    method = doc.get("method", "full")
+    title = (f"{doc['workload']} on {doc['gpu']} ({doc.get('gpu_clock_mhz', 0):g} MHz, "
+             f"{doc['memory_model']} memory)")
+    if method != "full":
+        title += f", sampled: {method}"
+    numeric = ("kernel", "CTAs", "cycles", "time (µs)", "warp insts", "IPC", "occupancy")
+    C.emit_table(cols, rows, fmt, title=title, numeric=numeric, footer=[total_row(doc)], note=note)
+
+
+class _ProgressView:
+    """One status line on stderr: compile/load phase, then kernels, CTAs, cycles, rate and ETA."""
+
+    def __init__(self, enabled: bool, verbose: bool) -> None:
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                                 console=C.err_console(), disable=not enabled, transient=not verbose)
+        from warpsim.progress import core_is_compiled
+
+        compiled = core_is_compiled()
+        first = ("compiling the timing core (numba; once per installation, 1-3 min)" if compiled is False
+                 else "loading the compiled timing core")
+        self.task = self.progress.add_task(first, total=None)
+
+    def __call__(self, info: dict) -> None:
+        if info.get("phase") == "starting" and not info.get("kernels_done"):
+            return
+        total = info.get("kernels_total")
+        parts = [f"kernels {info['kernels_done']}/{total if total else '?'}"]
+        for _kid, name, done, ctas in info.get("live", [])[:2]:
+            parts.append(f"{name[:24]} CTAs {done:,}/{ctas:,}")
+        parts.append(f"{info['cycle']:,} cycles")
+        parts.append(f"{info['warp_instructions']:,} warp insts")
+        if info.get("warp_ips"):
+            parts.append(f"{info['warp_ips'] / 1e3:,.1f} K warp inst/s")
+        if info.get("eta_seconds") is not None:
+            parts.append(f"ETA ~{_duration(info['eta_seconds'])}")
+        self.progress.update(self.task, description=" | ".join(parts))
+
+
+def _duration(s: float) -> str:
+    return f"{s:.0f} s" if s < 90 else f"{s / 60:.0f} min" if s < 5400 else f"{s / 3600:.1f} h"
+
+
 @app.command()
 def sim(
-    target: str = typer.Argument(..., help="kernelslist.g, a .traceg[.xz], a trace directory or a workload"),
-    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU name or a .toml description"),
-    json_out: Path | None = typer.Option(None, "--json", help="write the result document (JSON)"),
-    stats_text_out: Path | None = typer.Option(None, "--stats-text", help="write Accel-Sim style statistics"),
+    target: str = typer.Argument(..., help="kernelslist.g, a .traceg[.xz], a trace directory or a bundled "
+                                 "workload (`warpsim workloads` lists them)"),
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100; "
+                            "`warpsim gpus`) or a .toml description"),
+    json_out: Path | None = typer.Option(None, "--json", help="write the result document (JSON; "
+                                         "docs/result-schema.md); '-' for stdout"),
+    stats_text_out: Path | None = typer.Option(None, "--stats-text", help="write Accel-Sim style statistics "
+                                               "(read by Accel-Sim's get_stats.py); '-' for stdout"),
     timeseries: Path | None = typer.Option(None, "--timeseries", help="write the time series (CSV)"),
     interval: int = typer.Option(500, "--interval", help="time-series sample period in core cycles"),
     max_cycles: int | None = typer.Option(None, "--max-cycles", help="stop after this many core cycles"),
-    overrides: list[str] = typer.Option([], "--set", help="override a GPU field, e.g. --set sm.count=40"),
-    memory: str | None = typer.Option(None, "--memory-model", help="override the GPU's memory model"),
-    size: str = typer.Option("tiny", "--size", help="workload size preset (bundled workloads only)"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or table"),
+    overrides: list[str] = typer.Option([], "--set", help="override a GPU field, section.key=value "
+                                        "(repeatable), e.g. --set sm.count=40"),
+    memory: str | None = typer.Option(None, "--memory-model", help="override the GPU's memory model: "
+                                      "fixed or hierarchy"),
+    size: list[str] = typer.Option([], "--size", help="bundled workloads: a preset (tiny, small, standard) "
+                                   "and/or KEY=VALUE sizes (repeatable), e.g. --size small --size N=256"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress line or table"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="keep the progress line and say what was "
+                                 "written where"),
     sample: str = typer.Option("full", "--sample", help="sampled simulation: full, pkp, pkp-inst, pks, pka, "
                                "photon-kernel (see docs/sampling/intra-kernel.md)"),
     profile: Path | None = typer.Option(None, "--profile", help="a trace's profile for pks/pka "
                                         "(Nsight Compute CSV, Kineto JSON, functional profile)"),
     pkp_threshold: float = typer.Option(0.25, "--pkp-threshold",
                                         help="PKP: IPC CoV (%%) that counts as stable"),
+    fmt: str = typer.Option("table", "--format", help="how the kernel table is printed: table, csv or json"),
+    show_all: bool = typer.Option(False, "--all", help=f"show every kernel (the table shows the first "
+                                  f"{TABLE_ROWS} otherwise)"),
 ) -> None:
     """Simulate every kernel at cycle level (or a sample of the work, `--sample`) and report cycles,
-    IPC, occupancy and stalls."""
+    time, IPC, occupancy and stalls."""
     from warpsim.api import simulate
-    from warpsim.results import write_json, write_timeseries_csv
+    from warpsim.cli import STARTED
+    from warpsim.results import write_timeseries_csv
     from warpsim.stats_text import stats_text
+    from warpsim.workloads import PRESETS, parse_size_overrides
 
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=Console(stderr=True), disable=quiet, transient=True)
-    tasks: dict[int, int] = {}
-    done_task = progress.add_task("kernels done", total=None)
-
-    def on_progress(info: dict) -> None:
-        progress.update(done_task, completed=info["kernels_done"])
-        for kinfo, ctas in info["running"]:
-            key = kinfo.kernel_id
-            if key not in tasks:
-                tasks[key] = progress.add_task(f"kernel {key} {kinfo.name[:30]} CTAs", total=kinfo.num_ctas)
-            progress.update(tasks[key], completed=ctas)
-        for key in list(tasks):
-            if key not in {k.kernel_id for k, _ in info["running"]}:
-                progress.remove_task(tasks.pop(key))
-
-    with progress:
+    quiet, verbose = C.quiet(quiet), C.verbose(verbose)
+    C.check_format(fmt)
+    for path, opt in ((json_out, "--json"), (stats_text_out, "--stats-text"), (timeseries, "--timeseries")):
+        C.check_output(path, opt)
+    to_stdout = [o for p, o in ((json_out, "--json"), (stats_text_out, "--stats-text")) if str(p) == C.STDOUT]
+    if len(to_stdout) > 1:
+        raise typer.BadParameter("only one output can go to standard output",
+                                 param_hint=" and ".join(to_stdout))
+    preset = "tiny"
+    items = []
+    for item in size:
+        if "=" not in item and item in PRESETS:
+            preset = item
+        else:
+            items.append(item)
+    sizes = parse_size_overrides(items) if items else None
+    view = _ProgressView(not quiet, verbose)
+    with view.progress:
         result = simulate(target, gpu, overrides=overrides, max_cycles=max_cycles, ts_interval=interval,
-                          memory_model=memory, size=size, progress=on_progress, sample=sample,
-                          profile=profile,
+                          memory_model=memory, size=preset, sizes=sizes, progress=view, sample=sample,
+                          profile=profile, started=STARTED,
                           pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS else None)
     doc = result.document
+    err = C.err_console()
     if json_out:
-        write_json(doc, json_out)
+        C.write_json_out(doc, json_out)
     if stats_text_out:
-        stats_text_out.write_text(stats_text(result.output, result.gpu))
+        C.write_out(stats_text_out, stats_text(doc, result.gpu))
     if timeseries:
         write_timeseries_csv(result.output, timeseries)
-    if not quiet:
-        out_console.print(summary_table(doc))
+    if verbose:
+        for path, what in ((json_out, "result document"), (stats_text_out, "statistics text"),
+                           (timeseries, "time series")):
+            if path and str(path) != C.STDOUT:
+                err.print(f"wrote {what}: {path}", highlight=False)
+    if not quiet and not to_stdout:
+        print_summary(doc, fmt, show_all)

@@ -13,7 +13,7 @@ from warpsim.cli import app
 def trace(
     target: str = typer.Argument(..., help="a bundled workload name (or a trace to re-write)"),
     out: Path = typer.Option(..., "--out", help="output directory (kernelslist.g + kernel-N.traceg)"),
-    size: str = typer.Option("tiny", "--size", help="workload size preset"),
+    size: str = typer.Option("tiny", "--size", help="workload size preset: tiny, small, standard"),
     address_mode: str = typer.Option("auto", "--address-mode", help="auto (NVBit's choice), 0, 1 or 2"),
     compress: bool = typer.Option(False, "--xz", help="write .traceg.xz"),
 ) -> None:

@@ -15,7 +15,7 @@ from warpsim.cli import app
 from warpsim.workloads import PRESETS, get_workload, parse_size_overrides, run_workload
 from warpsim.workloads.counts import regenerate, table
 
-out = Console(width=None if sys.stdout.isatty() else 200)
+out = Console() if sys.stdout.isatty() else Console(width=100_000)   # piped: never truncated
 
 
 def _fmt(v: object) -> str:
@@ -83,10 +83,14 @@ def run(
     seed: Annotated[int, typer.Option(help="Seed of the generated inputs.")] = 0,
     no_check: Annotated[bool, typer.Option("--no-check", help="Skip the numpy comparison.")] = False,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="Also write the run summary as JSON here.")
+        Path | None, typer.Option("--json", help="Also write the run summary as JSON here ('-': stdout).")
     ] = None,
 ) -> None:
     """Run a bundled workload through the PTX emulator and check its outputs against numpy."""
+    from warpsim.cli import _common as C
+
+    C.check_output(json_out, "--json")
+    con = Console(stderr=True) if str(json_out) == C.STDOUT else out   # keep stdout pure JSON
     items = list(size or [])
     for item in list(items):
         if "=" not in item and item in PRESETS:
@@ -108,21 +112,22 @@ def run(
             _fmt(sum(r.warp_instructions or 0 for r in recs)),
             _fmt(sum(r.thread_instructions or 0 for r in recs)),
         )
-    out.print(t)
+    con.print(t)
     for c in res.checks:
-        out.print(
+        con.print(
             f"  check {c.label}: ok ({c.elements} values, max abs err {c.max_abs_err:.3g}, "
             f"max rel err {c.max_rel_err:.3g})",
             highlight=False,
         )
     verdict = "not checked" if no_check else f"PASS ({len(res.checks)} checks)"
-    out.print(
+    con.print(
         f"{wl.name}: {verdict}; {len(res.launches)} launches, {res.ctas:,} CTAs, "
         f"{_fmt(res.warp_instructions)} warp instructions, {res.wall_seconds:.2f} s",
         highlight=False,
     )
     if json_out is not None:
-        json_out.write_text(
+        C.write_out(
+            json_out,
             json.dumps(
                 {
                     "workload": wl.name,

@@ -14,6 +14,7 @@ from warpsim.config.checks import check
 from warpsim.config.overrides import Override, apply_overrides
 from warpsim.config.schema import GPUConfig
 from warpsim.errors import InputError
+from warpsim.suggest import did_you_mean
 
 
 def _bundled_dir() -> Path:
@@ -36,8 +37,8 @@ def resolve(name_or_path: str) -> Path:
         return path
     if path.suffix == ".toml" or "/" in text or "\\" in text:
         raise InputError("no such GPU description file", path=text)
-    raise InputError(f"unknown GPU {text!r}; bundled GPUs: {', '.join(list_gpus())} "
-                     "(or give a path to a .toml file)")
+    raise InputError(f"unknown GPU {text!r}{did_you_mean(text, list_gpus())}; bundled GPUs: "
+                     f"{', '.join(list_gpus())} (or give a path to a .toml file)", key="gpu", text=text)
 
 
 _PARSED: dict[tuple[str, int, int], dict[str, Any]] = {}
@@ -85,14 +86,19 @@ def load_gpu(name_or_path: str, overrides: Sequence[str] = ()) -> GPUConfig:
     """Load a bundled GPU by name (case-insensitive) or a .toml path, apply overrides, validate."""
     path = resolve(name_or_path)
     raw = _parse(path)
+    # a bundled description is named as the user named it, not by a file inside the installed package
+    where = f"GPU {path.stem}" if path.parent == _bundled_dir() else str(path)
     try:
         raw, parsed = apply_overrides(raw, overrides)
     except InputError as exc:
-        raise InputError(exc.message, path=str(path), key=exc.key, text=exc.text) from None
+        err = InputError(f"--set {exc.text}: {exc.message}" if exc.text else exc.message, path=where,
+                         key=exc.key)
+        err.text = exc.text     # the override, for callers (already in the message)
+        raise err from None
     try:
         return check(build(raw))
     except ConfigIssue as issue:
-        raise InputError(_explain(issue, parsed), path=str(path), key=issue.key) from None
+        raise InputError(_explain(issue, parsed), path=where, key=issue.key) from None
 
 
 def load_dict(raw: dict[str, Any], source: str = "<dict>") -> GPUConfig:

@@ -14,6 +14,7 @@ from typing import Any
 
 from warpsim.config.schema import SECTIONS, TOP_LEVEL, section_keys
 from warpsim.errors import InputError
+from warpsim.suggest import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -41,15 +42,16 @@ def parse_override(text: str) -> Override:
     section, _, name = key.rpartition(".")
     if section:
         if section not in SECTIONS:
-            raise InputError(f"unknown section {section!r} in override (sections: {', '.join(SECTIONS)})",
-                             key=key, text=text)
+            raise InputError(f"unknown section {section!r} in override{did_you_mean(section, SECTIONS)} "
+                             f"(sections: {', '.join(SECTIONS)})", key=key, text=text)
         known = section_keys(section)
         if name not in known:
-            raise InputError(f"unknown key {name!r} in [{section}] (known: {', '.join(known)})",
-                             key=key, text=text)
+            raise InputError(f"unknown key {name!r} in [{section}]{did_you_mean(name, known)} "
+                             f"(known: {', '.join(known)})", key=key, text=text)
     elif key not in TOP_LEVEL:
-        raise InputError(f"unknown key {key!r} in override (top-level keys: {', '.join(TOP_LEVEL)}; "
-                         "section keys are written section.key)", key=key, text=text)
+        every = [*TOP_LEVEL, *(f"{s}.{k}" for s in SECTIONS for k in section_keys(s))]
+        raise InputError(f"unknown key {key!r} in override{did_you_mean(key, every)} (top-level keys: "
+                         f"{', '.join(TOP_LEVEL)}; section keys are written section.key)", key=key, text=text)
     return Override(key, parse_value(value), text)
 
 

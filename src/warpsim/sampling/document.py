@@ -62,6 +62,46 @@ def _member_cycles(outcome: SampledOutcome, simulated: dict[int, float]) -> dict
     return out
 
 
+MEMORY_KEYS = ("l1d", "l2", "dram", "shared", "icnt")
+
+
+def scale_counters(d, factor: float):
+    """Counters (ints, lists of ints, nested dicts) times `factor`, rounded; rates, strings and
+    other floats are kept as they are (a rate of the source is the projection's best estimate)."""
+    if isinstance(d, dict):
+        return {k: scale_counters(v, factor) for k, v in d.items()}
+    if isinstance(d, list):
+        return [scale_counters(v, factor) for v in d]
+    if isinstance(d, int) and not isinstance(d, bool):
+        return int(round(d * factor))
+    return d
+
+
+def _project_memory(k: dict, kernels: dict[int, dict]) -> None:
+    """Give a projected kernel memory counters, scaled by warp instructions from what was measured:
+    its own simulated part (PKP) or its representative. Marked with `memory_from`."""
+    if k.get("pkp"):
+        src, measured = k, k.get("simulated_warp_instructions", 0)
+        label = f"the first {k.get('simulated_cycles', 0)} simulated cycles of this kernel"
+    else:
+        src = kernels.get(k.get("represented_by"))
+        measured = src.get("simulated_warp_instructions", src["warp_instructions"]) if src else 0
+        label = f"kernel {k.get('represented_by')}"
+    if src is None or not measured or not any(key in src for key in MEMORY_KEYS):
+        return
+    factor = k["warp_instructions"] / measured
+    for key in MEMORY_KEYS:
+        if key in src:
+            k[key] = scale_counters(src[key], factor)
+    if src is not k:
+        if "occupancy" in src:
+            k["occupancy"] = dict(src["occupancy"])
+        if "stalls" in src:
+            k["stalls"] = scale_counters({n: v for n, v in src["stalls"].items() if n != "fractions"},
+                                         k["cycles"] / src["cycles"] if src["cycles"] else 0.0)
+    k["memory_from"] = {"source": label, "scale": factor}
+
+
 def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSource]) -> dict:
     """Turn the timing model's document (simulated kernels only) into the whole workload's."""
     by_id = {s.info.kernel_id: s for s in sources}
@@ -91,6 +131,10 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
         if k["provenance"] != "simulated" and k["cycles"]:
             k["ipc"] = k["warp_instructions"] / k["cycles"]
             k["thread_ipc"] = k["thread_instructions"] / k["cycles"]
+    measured = {kid: dict(k) for kid, k in kernels.items()}
+    for k in kernels.values():
+        if k["provenance"] != "simulated":
+            _project_memory(k, measured)
     ordered = [kernels[i] for i in sorted(kernels)]
     total = dict(doc["total"])
     cycles = int(sum(k["cycles"] for k in ordered))
@@ -119,7 +163,9 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
         "kernels_total": len(ordered),
         "notes": list(dict.fromkeys(outcome.notes)),
     }
-    return out
+    from warpsim.results import add_times
+
+    return add_times(out)
 
 
 def _selection_summary(outcome: SampledOutcome) -> dict | None:

@@ -30,13 +30,11 @@ import numpy as np
 from warpsim.errors import InputError
 from warpsim.ir.records import KernelSource, Memcpy
 from warpsim.sampling.apply import Projection, apply
+from warpsim.sampling.methods import METHODS, NEEDS_PROFILE, check_method  # noqa: F401
 from warpsim.sampling.pkp import KernelProjection, PkpController, PkpParams, project_kernel
 from warpsim.sampling.pks import pks
 from warpsim.sampling.selection import Selection
 from warpsim.sampling.table import ProfileTable, make_table
-
-METHODS = ("full", "pkp", "pkp-inst", "pks", "pka", "photon-kernel")
-NEEDS_PROFILE = ("pks", "pka", "photon-kernel")
 
 
 @dataclass
@@ -50,15 +48,6 @@ class SampledOutcome:
     pkp: PkpController | None = None
     notes: list[str] = field(default_factory=list)
     instructions: dict[int, int] = field(default_factory=dict)   # warp instructions a profile file gives
-
-
-def check_method(method: str, gpu) -> None:
-    if method not in METHODS:
-        raise InputError(f"unknown sampling method {method!r}; choose from {', '.join(METHODS)}",
-                         key="sample")
-    if method != "full" and gpu.sm.concurrent_kernels:
-        raise InputError(f"sampling method {method!r} projects kernels one at a time; it needs serial kernel "
-                         "order (sm.concurrent_kernels = false)", key="sm.concurrent_kernels")
 
 
 def pkp_params(method: str, **overrides) -> PkpParams | None:

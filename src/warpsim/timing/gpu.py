@@ -388,6 +388,7 @@ class Simulator:
                 launch_more(t)
             if progress is not None:
                 progress({"kernels_done": len(self.results), "cycle": t,
+                          "warp_instructions": int(self.g0.g[G_WINST]),
                           "running": [(r.info, int(self.kn.k[r.slot, K_CTAS_DONE]))
                                       for r in self.running.values()]})
         g = self.g0.g

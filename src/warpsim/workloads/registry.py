@@ -126,7 +126,13 @@ def get_workload(name: str) -> Workload:
     matches = [w for w in _REGISTRY.values() if w.name.split("/", 1)[1] == name]
     if len(matches) == 1:
         return matches[0]
-    hint = f" (ambiguous: {', '.join(w.name for w in matches)})" if matches else ""
+    if matches:
+        hint = f" (ambiguous: {', '.join(w.name for w in matches)})"
+    else:
+        from warpsim.suggest import did_you_mean
+
+        names = list(_REGISTRY)
+        hint = did_you_mean(name, names + [n.split("/", 1)[1] for n in names])
     raise InputError(
         f"no bundled workload named {name!r}{hint}; `warpsim workloads` lists them", key="workload", text=name
     )

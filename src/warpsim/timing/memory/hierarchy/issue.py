@@ -224,6 +224,8 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
     if hs.SMV[S.SM_WAIT, sm] & WAIT_EPOCH:
         wake_sm(hs.SMV, hs.sc, sm, cycle + 1)      # MSHR refusals of this SM may change
     occ = bank_cycles(sec, n, p[P_L1_BANKS], hs.X[S.X_COUNT])
+    if not bypass:
+        hs.sc[S.SC_L1_BANK_CONFLICT] += occ - 1     # extra data-bank cycles (gpgpu_n_l1cache_bkconflict)
     slot = slot_alloc(hs, token)
     pc = p[P_PC]
     t_l1 = (cycle + p[P_L1_LAT]) * pc

@@ -47,6 +47,7 @@ def collect_stats(hs: HierState) -> dict:
     l1["per_sm_accesses"] = hs.SMV[S.SM_ACC].tolist()
     l1["per_sm_misses"] = hs.SMV[S.SM_MISS].tolist()
     l1["issue_refusals"] = int(sc[S.SC_ISSUE_FAIL])
+    l1["bank_conflicts"] = int(sc[S.SC_L1_BANK_CONFLICT])
     l2 = _cache_summary(hs.ST[1], hs.FL[1])
     l2["per_slice_accesses"] = hs.SLV[S.SV_ACC].tolist()
     l2["per_slice_misses"] = hs.SLV[S.SV_MISS].tolist()
@@ -107,7 +108,7 @@ def derive(stats: dict, hs: HierState, elapsed_cycles: int | None = None) -> dic
 
 _COUNTERS = (S.SC_IC_REQ_PKTS, S.SC_IC_REQ_FLITS, S.SC_IC_REP_PKTS, S.SC_IC_REP_FLITS, S.SC_SMEM_ACC,
              S.SC_SMEM_CONFLICT, S.SC_CONST_ACC, S.SC_ISSUE_FAIL, S.SC_DR_CYCLES, S.SC_L2_CYCLES,
-             S.SC_IC_CYCLES, S.SC_L1_TAG_LOOKUPS, S.SC_ICNT_STALL)
+             S.SC_IC_CYCLES, S.SC_L1_TAG_LOOKUPS, S.SC_ICNT_STALL, S.SC_L1_BANK_CONFLICT)
 
 
 def reset_stats(hs: HierState) -> None:

@@ -1,0 +1,20 @@
+"""The sampled-simulation method names and their checks, importable without the methods themselves
+(a full simulation must not load scikit-learn or scipy)."""
+
+from __future__ import annotations
+
+from warpsim.errors import InputError
+
+METHODS = ("full", "pkp", "pkp-inst", "pks", "pka", "photon-kernel")
+NEEDS_PROFILE = ("pks", "pka", "photon-kernel")
+
+
+def check_method(method: str, gpu) -> None:
+    if method not in METHODS:
+        from warpsim.suggest import did_you_mean
+
+        raise InputError(f"unknown sampling method {method!r}{did_you_mean(method, METHODS)}; "
+                         f"choose from {', '.join(METHODS)}", key="sample")
+    if method != "full" and gpu.sm.concurrent_kernels:
+        raise InputError(f"sampling method {method!r} projects kernels one at a time; it needs serial kernel "
+                         "order (sm.concurrent_kernels = false)", key="sm.concurrent_kernels")
