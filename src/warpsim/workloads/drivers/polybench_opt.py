@@ -26,7 +26,7 @@ def _grid2(cols: int, rows: int) -> tuple[int, int]:
     standard=dict(NI=2048, NJ=2048, NK=2048, NL=2048),
 )
 def mm2(ctx: RunContext) -> None:
-    """2mm: D = beta*D + (alpha*A*B)*C, two matrix-product launches."""
+    """2mm: D = beta*D + (alpha*A*B)*C, two matrix-product launches (register accumulation)."""
     ni, nj, nk, nl = ctx.sz.NI, ctx.sz.NJ, ctx.sz.NK, ctx.sz.NL
     alpha, beta = f32(1.5), f32(1.2)
     A, B, C, D = ctx.rand(ni, nk), ctx.rand(nk, nj), ctx.rand(nj, nl), ctx.rand(ni, nl)
@@ -48,7 +48,7 @@ def mm2(ctx: RunContext) -> None:
     standard=dict(NI=512, NJ=512, NK=512, NL=512, NM=512),
 )
 def mm3(ctx: RunContext) -> None:
-    """3mm: G = (A*B)*(C*D), three launches of one matrix-product kernel."""
+    """3mm: G = (A*B)*(C*D), three launches of one matrix-product kernel (register accumulation)."""
     ni, nj, nk, nl, nm = ctx.sz.NI, ctx.sz.NJ, ctx.sz.NK, ctx.sz.NL, ctx.sz.NM
     A, B, C, D = ctx.rand(ni, nk), ctx.rand(nk, nj), ctx.rand(nj, nm), ctx.rand(nm, nl)
     dA, dB, dC, dD = ctx.upload(A), ctx.upload(B), ctx.upload(C), ctx.upload(D)
@@ -71,7 +71,7 @@ def mm3(ctx: RunContext) -> None:
     standard=dict(NX=4096, NY=4096),
 )
 def atax(ctx: RunContext) -> None:
-    """atax: y = A^T (A x); a row-walk kernel then a column-walk kernel."""
+    """atax: y = A^T (A x); a row-walk kernel then a column-walk kernel (register accumulation)."""
     nx, ny = ctx.sz.NX, ctx.sz.NY
     A, x = ctx.rand(nx, ny), ctx.rand(ny)
     dA, dx, dtmp, dy = ctx.upload(A), ctx.upload(x), ctx.zeros(nx), ctx.zeros(ny)
@@ -91,7 +91,7 @@ def atax(ctx: RunContext) -> None:
     standard=dict(NX=4096, NY=4096),
 )
 def bicg(ctx: RunContext) -> None:
-    """bicg: s = A^T r (column walk) and q = A p (row walk)."""
+    """bicg: s = A^T r (column walk) and q = A p (row walk) (register accumulation)."""
     nx, ny = ctx.sz.NX, ctx.sz.NY
     A, r, p = ctx.rand(nx, ny), ctx.rand(nx), ctx.rand(ny)
     dA, dr, dp, ds, dq = ctx.upload(A), ctx.upload(r), ctx.upload(p), ctx.zeros(ny), ctx.zeros(nx)
@@ -100,24 +100,6 @@ def bicg(ctx: RunContext) -> None:
     ctx.check("s", lambda: ctx.download(ds, ny), lambda: A.T.astype(f64) @ r)
     ctx.check("q", lambda: ctx.download(dq, nx), lambda: A.astype(f64) @ p)
 
-
-@register(
-    "polybench/mvt-opt",
-    "polybench/opt/mvt.cu",
-    ["mvt_kernel1", "mvt_kernel2"],
-    tiny=dict(N=64),
-    small=dict(N=256),
-    standard=dict(N=4096),
-)
-def mvt(ctx: RunContext) -> None:
-    """mvt: x1 += A y1 and x2 += A^T y2."""
-    n = ctx.sz.N
-    A, x1, x2, y1, y2 = ctx.rand(n, n), ctx.rand(n), ctx.rand(n), ctx.rand(n), ctx.rand(n)
-    dA, dx1, dx2, dy1, dy2 = (ctx.upload(v) for v in (A, x1, x2, y1, y2))
-    ctx.launch("mvt_kernel1", cdiv(n, B1), B1, i32(n), dA, dx1, dy1)
-    ctx.launch("mvt_kernel2", cdiv(n, B1), B1, i32(n), dA, dx2, dy2)
-    ctx.check("x1", lambda: ctx.download(dx1, n), lambda: x1 + A.astype(f64) @ y1)
-    ctx.check("x2", lambda: ctx.download(dx2, n), lambda: x2 + A.T.astype(f64) @ y2)
 
 
 @register(
@@ -129,7 +111,7 @@ def mvt(ctx: RunContext) -> None:
     standard=dict(NI=512, NJ=512, NK=512),
 )
 def gemm(ctx: RunContext) -> None:
-    """gemm: C = alpha*A*B + beta*C, one launch."""
+    """gemm: C = alpha*A*B + beta*C, one launch (register accumulation)."""
     ni, nj, nk = ctx.sz.NI, ctx.sz.NJ, ctx.sz.NK
     alpha, beta = f32(32412.0), f32(2123.0)
     A, B, C = ctx.rand(ni, nk), ctx.rand(nk, nj), ctx.rand(ni, nj)
@@ -149,7 +131,7 @@ def gemm(ctx: RunContext) -> None:
     standard=dict(N=4096),
 )
 def gesummv(ctx: RunContext) -> None:
-    """gesummv: y = alpha*A*x + beta*B*x, one launch."""
+    """gesummv: y = alpha*A*x + beta*B*x, one launch (register accumulation)."""
     n = ctx.sz.N
     alpha, beta = f32(43532.0), f32(12313.0)
     A, B, x = ctx.rand(n, n), ctx.rand(n, n), ctx.rand(n)
@@ -172,7 +154,7 @@ def gesummv(ctx: RunContext) -> None:
     standard=dict(N=1024, M=1024),
 )
 def syrk(ctx: RunContext) -> None:
-    """syrk: C = alpha*A*A^T + beta*C, one launch."""
+    """syrk: C = alpha*A*A^T + beta*C, one launch (register accumulation)."""
     n, m = ctx.sz.N, ctx.sz.M
     alpha, beta = f32(12435.0), f32(4546.0)
     A, C = ctx.rand(n, m), ctx.rand(n, n)
@@ -192,7 +174,7 @@ def syrk(ctx: RunContext) -> None:
     standard=dict(N=2048, M=2048),
 )
 def syr2k(ctx: RunContext) -> None:
-    """syr2k: C = alpha*A*B^T + alpha*B*A^T + beta*C, one launch."""
+    """syr2k: C = alpha*A*B^T + alpha*B*A^T + beta*C, one launch (register accumulation)."""
     n, m = ctx.sz.N, ctx.sz.M
     alpha, beta = f32(12435.0), f32(4546.0)
     A, B, C = ctx.rand(n, m), ctx.rand(n, m), ctx.rand(n, n)
@@ -221,7 +203,7 @@ def _well_conditioned(ctx: RunContext, m: int, n: int) -> np.ndarray:
     standard=dict(M=2048, N=2048),
 )
 def gramschmidt(ctx: RunContext) -> None:
-    """Gram-Schmidt QR: three launches per column (3 x N launches)."""
+    """Gram-Schmidt QR: three launches per column (3 x N launches) (register accumulation)."""
     m, n = ctx.sz.M, ctx.sz.N
     A = _well_conditioned(ctx, m, n)
     dA, dR, dQ = ctx.upload(A), ctx.zeros((n, n)), ctx.zeros((m, n))
@@ -250,7 +232,7 @@ def gramschmidt(ctx: RunContext) -> None:
     standard=dict(M=2048, N=2048),
 )
 def correlation(ctx: RunContext) -> None:
-    """Correlation matrix: mean, stddev, normalise and correlate (4 launches)."""
+    """Correlation matrix: mean, stddev, normalise and correlate (4 launches) (register accumulation)."""
     m, n = ctx.sz.M, ctx.sz.N
     eps = 0.005
     data = ctx.rand(n, m)
@@ -281,7 +263,7 @@ def correlation(ctx: RunContext) -> None:
     standard=dict(M=2048, N=2048),
 )
 def covariance(ctx: RunContext) -> None:
-    """Covariance matrix: mean, centre, covariance (3 launches)."""
+    """Covariance matrix: mean, centre, covariance (3 launches) (register accumulation)."""
     m, n = ctx.sz.M, ctx.sz.N
     data = ctx.rand(n, m)
     ddata, dmean, dsym = ctx.upload(data), ctx.zeros(m), ctx.zeros((m, m))

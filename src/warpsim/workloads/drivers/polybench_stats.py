@@ -64,7 +64,8 @@ def correlation(ctx: RunContext) -> None:
     dsym = ctx.zeros((m + 1, m + 1))
     ctx.launch("corr_mean", cdiv(m, B1), B1, i32(m), i32(n), FLOAT_N, dmean, ddata)
     ctx.launch("corr_std", cdiv(m, B1), B1, i32(m), i32(n), FLOAT_N, EPS, dmean, dstd, ddata)
-    ctx.launch("corr_reduce", (cdiv(m, BX), cdiv(n, BY)), (BX, BY), i32(m), i32(n), FLOAT_N, dmean, dstd, ddata)
+    grid3 = (cdiv(m, BX), cdiv(n, BY))
+    ctx.launch("corr_reduce", grid3, (BX, BY), i32(m), i32(n), FLOAT_N, dmean, dstd, ddata)
     ctx.launch("corr_corr", cdiv(m, B1), B1, i32(m), i32(n), dsym, ddata)
     ctx.write(dsym + 4 * (m * (m + 1) + m), np.array([1.0], dtype=f32))  # the host sets the last one
     d = data.astype(f64)[1:, 1:]
