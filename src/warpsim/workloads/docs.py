@@ -16,6 +16,7 @@ DEFAULT_OUT = Path(__file__).resolve().parents[3] / "docs" / "workloads.md"
 TITLES = {
     "polybench": "Linear algebra and stencils (PolyBench/GPU style)",
     "rodinia": "Irregular and structured-grid applications (Rodinia style)",
+    "sdk": "CUDA SDK samples (the calibration set's CUDA SDK programs)",
     "micro": "Microbenchmarks (Accel-Sim style)",
     "ml": "Machine-learning layers and networks",
 }
