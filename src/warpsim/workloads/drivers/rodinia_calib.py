@@ -304,3 +304,69 @@ def srad_v1(ctx: RunContext) -> None:
         ctx.check(f"sums, iteration {it}", np.array(totals[it]), np.array(ref), rtol=1e-5)
         img = _srad_step(img, q0s[it], float(lam))
     ctx.check("image", lambda: ctx.download(d_I, (nc, nr)), np.log(img) * 255, rtol=1e-4)
+
+
+BOX_DTYPE = np.dtype(
+    [("x", "<i4"), ("y", "<i4"), ("z", "<i4"), ("number", "<i4"), ("offset", "<i8"), ("nn", "<i4"),
+     ("pad", "<i4"), ("nei", [("x", "<i4"), ("y", "<i4"), ("z", "<i4"), ("number", "<i4"),
+                              ("offset", "<i8")], (26,))]
+)  # the original's box_str with its C layout (656 bytes)
+
+
+def _lavamd_boxes(b: int) -> np.ndarray:
+    boxes = np.zeros(b**3, dtype=BOX_DTYPE)
+    nh = 0
+    for i in range(b):
+        for j in range(b):
+            for k in range(b):
+                box = boxes[nh]
+                box["x"], box["y"], box["z"], box["number"], box["offset"] = k, j, i, nh, nh * 100
+                nn = 0
+                for dl in (-1, 0, 1):
+                    for dm in (-1, 0, 1):
+                        for dn in (-1, 0, 1):
+                            z, y, x = i + dl, j + dm, k + dn
+                            if (dl, dm, dn) == (0, 0, 0) or not (0 <= z < b and 0 <= y < b and 0 <= x < b):
+                                continue
+                            number = z * b * b + y * b + x
+                            box["nei"][nn] = (x, y, z, number, number * 100)
+                            nn += 1
+                box["nn"] = nn
+                nh += 1
+    return boxes
+
+
+@register(
+    "rodinia/lavamd",
+    "rodinia/lavamd.cu",
+    ["kernel_gpu_cuda"],
+    tiny=dict(BOXES1D=1),
+    small=dict(BOXES1D=2),
+    standard=dict(BOXES1D=10),
+)
+def lavamd(ctx: RunContext) -> None:
+    """lavaMD as in Rodinia 3.1: one 128-thread block per box, 100 particles per box (-boxes1d 10)."""
+    b = ctx.sz.BOXES1D
+    nbox = b**3
+    boxes = _lavamd_boxes(b)
+    rv = (ctx.rng.integers(1, 11, (nbox * 100, 4)) / 10.0).astype(f64)  # v, x, y, z
+    qv = (ctx.rng.integers(1, 11, nbox * 100) / 10.0).astype(f64)
+    dbox = ctx.upload(boxes.view(np.uint8))
+    drv, dqv, dfv = ctx.upload(rv), ctx.upload(qv), ctx.zeros((nbox * 100, 4), dtype=f64)
+    alpha = 0.5
+    ctx.launch("kernel_gpu_cuda", nbox, 128, f64(alpha), i64(nbox), dbox, drv, dqv, dfv)
+    if not ctx.verify:
+        return
+    fv = np.zeros((nbox * 100, 4))
+    a2 = 2.0 * alpha * alpha
+    for h in range(nbox):
+        ra = rv[h * 100 : (h + 1) * 100]
+        for p in [h, *boxes[h]["nei"]["number"][: boxes[h]["nn"]]]:
+            rb, qb = rv[p * 100 : (p + 1) * 100], qv[p * 100 : (p + 1) * 100]
+            r2 = ra[:, None, 0] + rb[None, :, 0] - ra[:, 1:] @ rb[:, 1:].T
+            vij = np.exp(-a2 * r2)
+            fv[h * 100 : (h + 1) * 100, 0] += (qb * vij).sum(axis=1)
+            for c in (1, 2, 3):
+                d = ra[:, None, c] - rb[None, :, c]
+                fv[h * 100 : (h + 1) * 100, c] += (qb * 2 * vij * d).sum(axis=1)
+    ctx.check("forces", lambda: ctx.download(dfv, (nbox * 100, 4), f64), fv, rtol=1e-10)
