@@ -121,3 +121,19 @@ def test_sdk_transpose_kernels_move_two_elements_per_thread():
         assert (c["gld"], c["gst"]) == (2 * c["warps"], 2 * c["warps"]), kernel
         staged = 0 if kernel in ("copy", "transposeNaive") else 2 * c["warps"]
         assert (c["sld"], c["sst"]) == (staged, staged), kernel
+
+
+def test_every_suite_workload_states_what_it_reproduces():
+    """Each PolyBench/SDK/Rodinia workload has a provenance entry, except the listed Rodinia-style ones."""
+    from warpsim.workloads import all_workloads
+    from warpsim.workloads.provenance import PROVENANCE
+
+    style_only = {
+        "rodinia/bfs", "rodinia/gaussian", "rodinia/kmeans", "rodinia/nn", "rodinia/spmv",
+        "rodinia/pagerank", "rodinia/histogram", "rodinia/streamcluster", "rodinia/srad",
+    }  # fmt: skip
+    suites = {w.name for w in all_workloads() if w.category in ("polybench", "rodinia", "sdk")}
+    assert set(PROVENANCE) <= suites
+    assert suites - set(PROVENANCE) == style_only
+    calibration = {n for n, p in PROVENANCE.items() if p.csv_row != "–"}
+    assert len(calibration) >= 14
