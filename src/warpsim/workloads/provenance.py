@@ -134,6 +134,12 @@ PROVENANCE: dict[str, Provenance] = {
         "CUDA SDK / histo / histogram",
         "none",
     ),
+    "sdk/sortingnetworks": Provenance(
+        f"{SDK}: `sortingNetworks` (bitonic sort; arrays of 64..N elements, 1 iteration each)",
+        "(defaults) N=1048576 keys < 65536, DIR=0",
+        "CUDA SDK / sorting-networks / sortingNetworks",
+        "none",
+    ),
     "rodinia/backprop": Provenance(
         f"{RODINIA}: `backprop`",
         "65536",

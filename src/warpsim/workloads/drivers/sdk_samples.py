@@ -293,3 +293,55 @@ def histogram(ctx: RunContext) -> None:
         ctx.launch("mergeHistogram256Kernel", 256, 256, dhist, dpart, u32(240))
     ref256 = np.bincount(data, minlength=256)
     ctx.check_exact("histogram256", lambda: ctx.download(dhist, 256, dtype=u32), ref256)
+
+
+@register(
+    "sdk/sortingnetworks",
+    "sdk/sortingnetworks.cu",
+    ["bitonicSortShared", "bitonicSortShared1", "bitonicMergeGlobal", "bitonicMergeShared"],
+    tiny=dict(N=4096),
+    small=dict(N=16384),
+    standard=dict(N=1048576),
+)
+def sortingnetworks(ctx: RunContext) -> None:
+    """SDK sortingNetworks: bitonic sort of N keys as batches of 64, 128, ..., N-element arrays."""
+    n = ctx.sz.N
+    if n < 1024 or n & (n - 1):
+        from warpsim.errors import InputError
+
+        raise InputError("sdk/sortingnetworks needs N a power of two >= 1024", key="N", text=str(n))
+    keys = ctx.rng.integers(0, 65536, n).astype(u32)
+    vals = np.arange(n, dtype=u32)
+    dkin, dvin = ctx.upload(keys), ctx.upload(vals)
+    dkout, dvout = ctx.zeros(n, dtype=u32), ctx.zeros(n, dtype=u32)
+    dir_ = u32(0)  # the sample's DIR: descending
+    length = 64
+    while length <= n:
+        blocks = n // 1024
+        if length <= 1024:
+            ctx.launch("bitonicSortShared", blocks, 512, dkout, dvout, dkin, dvin, u32(length), dir_)
+        else:
+            ctx.launch("bitonicSortShared1", blocks, 512, dkout, dvout, dkin, dvin)
+            size = 2048
+            while size <= length:
+                stride = size // 2
+                while stride > 0:
+                    if stride >= 1024:
+                        ctx.launch(
+                            "bitonicMergeGlobal", n // 512, 256, dkout, dvout, dkout, dvout, u32(length),
+                            u32(size), u32(stride), dir_,
+                        )
+                    else:
+                        ctx.launch(
+                            "bitonicMergeShared", blocks, 512, dkout, dvout, dkout, dvout, u32(length),
+                            u32(size), dir_,
+                        )
+                        break
+                    stride //= 2
+                size *= 2
+        ref = -np.sort(-keys.reshape(-1, length).astype(np.int64), axis=1)
+        out_keys = ctx.download(dkout, (n // length, length), u32) if ctx.verify else ref
+        ctx.check_exact(f"keys, length {length}", out_keys, ref)
+        out_vals = ctx.download(dvout, n, u32) if ctx.verify else np.arange(n)
+        ctx.check_exact(f"values, length {length}", keys[out_vals.astype(np.int64)].reshape(-1, length), ref)
+        length *= 2
