@@ -1,7 +1,9 @@
 // Rodinia 3.1 lavaMD (CUDA): particle potential and forces in a 3D grid of boxes, 100 particles
 // per box, one 128-thread block per home box. The block stages its particles, then for the home box
 // and each neighbour box stages that box's positions and charges in shared memory; every thread
-// accumulates into its particles' force vectors in global memory on every neighbour particle.
+// accumulates into its particles' force vectors in global memory (`fA[wtx].v += ...`) as the
+// original does. Only shared memory is touched inside the particle loop, so nvcc keeps the four
+// accumulators in registers there: one global load and store of each per neighbour box.
 // Scalar kernel arguments stand in for the original's by-value par/dim structs (no memory traffic).
 #define NUMBER_PAR_PER_BOX 100
 #define NUMBER_THREADS 128
