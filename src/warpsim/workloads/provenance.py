@@ -140,6 +140,13 @@ PROVENANCE: dict[str, Provenance] = {
         "CUDA SDK / sorting-networks / sortingNetworks",
         "none",
     ),
+    "sdk/mergesort": Provenance(
+        f"{SDK}: `mergeSort` (shared-memory chunk sort, then ranks, limits and interval merges per stride)",
+        "(defaults) N = 4 * 1048576 keys < 65536, DIR=1",
+        "CUDA SDK / merge-sort / mergeSort",
+        "only the ascending kernels (the sample's DIR); N must be a power of two (the sample's is), so "
+        "the tail copies of a partial last segment never occur",
+    ),
     "rodinia/backprop": Provenance(
         f"{RODINIA}: `backprop`",
         "65536",

@@ -345,3 +345,47 @@ def sortingnetworks(ctx: RunContext) -> None:
         out_vals = ctx.download(dvout, n, u32) if ctx.verify else np.arange(n)
         ctx.check_exact(f"values, length {length}", keys[out_vals.astype(np.int64)].reshape(-1, length), ref)
         length *= 2
+
+
+@register(
+    "sdk/mergesort",
+    "sdk/mergesort.cu",
+    ["mergeSortSharedKernel", "generateSampleRanksKernel", "mergeRanksAndIndicesKernel",
+     "mergeElementaryIntervalsKernel"],
+    tiny=dict(N=4096),
+    small=dict(N=32768),
+    standard=dict(N=4 * 1048576),
+)  # fmt: skip
+def mergesort(ctx: RunContext) -> None:
+    """SDK mergeSort: shared 1024-element sorts, then 4 launches per doubling stride (ascending)."""
+    n = ctx.sz.N
+    if n < 2048 or n & (n - 1):
+        from warpsim.errors import InputError
+
+        raise InputError("sdk/mergesort needs N a power of two >= 2048", key="N", text=str(n))
+    keys = ctx.rng.integers(0, 65536, n).astype(u32)
+    vals = np.arange(n, dtype=u32)
+    dsk, dsv = ctx.upload(keys), ctx.upload(vals)
+    dk, dv, bk, bv = (ctx.zeros(n, dtype=u32) for _ in range(4))
+    ranks_a, ranks_b, limits_a, limits_b = (ctx.zeros(32768, dtype=u32) for _ in range(4))
+    stages = (n // 1024 - 1).bit_length()  # strides 1024, 2048, ... below N
+    ikey, ival, okey, oval = (bk, bv, dk, dv) if stages & 1 else (dk, dv, bk, bv)
+    ctx.launch("mergeSortSharedKernel", n // 1024, 512, ikey, ival, dsk, dsv, u32(1024))
+    stride = 1024
+    while stride < n:
+        threads = n // (2 * 128)  # N a power of two: no partial last segment
+        grid = cdiv(threads, 256)
+        s, nn, t = u32(stride), u32(n), u32(threads)
+        ctx.launch("generateSampleRanksKernel", grid, 256, ranks_a, ranks_b, ikey, s, nn, t)
+        for limits, ranks in ((limits_a, ranks_a), (limits_b, ranks_b)):
+            ctx.launch("mergeRanksAndIndicesKernel", grid, 256, limits, ranks, s, nn, t)
+        lims = (limits_a, limits_b)
+        ctx.launch("mergeElementaryIntervalsKernel", n // 128, 128, okey, oval, ikey, ival, *lims, s, nn)
+        ikey, ival, okey, oval = okey, oval, ikey, ival
+        stride *= 2
+    ref = np.sort(keys)
+    ctx.check_exact("keys", lambda: ctx.download(dk, n, u32), ref)
+    if ctx.verify:
+        out_vals = ctx.download(dv, n, u32).astype(np.int64)
+        ctx.check_exact("values", keys[out_vals], ref)
+        ctx.check_exact("values are a permutation", np.sort(out_vals), np.arange(n))
