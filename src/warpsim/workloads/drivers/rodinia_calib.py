@@ -100,8 +100,8 @@ def backprop(ctx: RunContext) -> None:
     "rodinia/hotspot",
     "rodinia/hotspot.cu",
     ["calculate_temp"],
-    tiny=dict(ROWS=64, PYRAMID=2, ITERS=4),
-    small=dict(ROWS=256, PYRAMID=2, ITERS=4),
+    tiny=dict(ROWS=64, PYRAMID=1, ITERS=2),
+    small=dict(ROWS=256, PYRAMID=2, ITERS=2),
     standard=dict(ROWS=512, PYRAMID=2, ITERS=2),
 )
 def hotspot(ctx: RunContext) -> None:

@@ -23,7 +23,7 @@ __device__ inline void price(float &call, float &put, float S, float X, float T,
     put = X * expRT * (1.0f - c2) - S * (1.0f - c1);
 }
 
-extern "C" __global__ void __launch_bounds__(128) BlackScholesGPU(
+extern "C" __launch_bounds__(128) __global__ void BlackScholesGPU(
     float2 *__restrict__ d_Call, float2 *__restrict__ d_Put, float2 *__restrict__ d_S,
     float2 *__restrict__ d_X, float2 *__restrict__ d_T, float riskfree, float volatility, int optN)
 {
