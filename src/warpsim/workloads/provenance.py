@@ -94,8 +94,8 @@ PROVENANCE: dict[str, Provenance] = {
         f"{SDK}: `scalarProd`",
         "VECTOR_N=8192, ELEMENT_N=4096",
         "CUDA SDK / scalar-prod / scalarProd",
-        "the CSV's `--size 8192 | 13920` comes from a modified sample; we read it as VECTOR_N (the sample's "
-        "default is 256 vectors of 4096)",
+        "the CSV's `--size 8192` (or 13920) comes from a modified sample; we read it as VECTOR_N "
+        "(the sample's default is 256 vectors of 4096)",
     ),
     "sdk/transpose": Provenance(
         f"{SDK}: `transpose` (8 kernels, each 1 warm-up + NUM_REPS=100 launches)",
