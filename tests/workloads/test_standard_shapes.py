@@ -49,3 +49,58 @@ def test_networks_launch_thousands_of_kernels():
         api = ShapeOnlyApi()
         run_workload(name, "standard", api=api, verify=False)
         assert len(api.launches) >= at_least, name
+
+
+# Calibration-set programs at the CSV's run arguments: (launches, {(grid, block) per launch}),
+# from the originals' host code (CUDA SDK samples, Rodinia 3.1).
+CALIBRATION = {
+    "sdk/vectoradd": (1, {((15625, 1, 1), (256, 1, 1))}),
+    "sdk/scalarprod": (1, {((128, 1, 1), (256, 1, 1))}),
+    "sdk/transpose": (8 * 101, {((16, 16, 1), (32, 16, 1))}),
+    "sdk/blackscholes": (512, {((15625, 1, 1), (128, 1, 1))}),
+    # 3 transforms x (5 radix-4 global passes + 1 shared pass) + 1 modulation
+    "sdk/fastwalsh": (
+        19,
+        {((2048, 1, 1), (256, 1, 1)), ((1024, 1, 1), (512, 1, 1)), ((128, 1, 1), (256, 1, 1))},
+    ),
+    "sdk/convsep": (34, {((24, 768, 1), (16, 4, 1)), ((192, 48, 1), (16, 8, 1))}),
+    # 100 x (9 short lengths x 1 launch + 8 large lengths x 3 launches)
+    "sdk/scan": (3300, {((6656, 1, 1), (256, 1, 1)), ((26, 1, 1), (256, 1, 1))}),
+    "sdk/histogram": (
+        68,
+        {
+            ((4370, 1, 1), (64, 1, 1)),
+            ((64, 1, 1), (256, 1, 1)),
+            ((240, 1, 1), (192, 1, 1)),
+            ((256, 1, 1), (256, 1, 1)),
+        },
+    ),
+    "rodinia/backprop": (2, {((1, 4096, 1), (16, 16, 1))}),
+    "rodinia/hotspot": (1, {((43, 43, 1), (16, 16, 1))}),
+    "rodinia/lavamd": (1, {((1000, 1, 1), (128, 1, 1))}),
+    "rodinia/pathfinder": (5, {((463, 1, 1), (256, 1, 1))}),
+    # extract + 100 x (prepare, reduce 450 blocks, reduce 1 block, srad, srad2) + compress
+    "rodinia/srad_v1": (502, {((450, 1, 1), (512, 1, 1)), ((1, 1, 1), (512, 1, 1))}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALIBRATION))
+def test_calibration_standard_launch_shapes(name):
+    launches, shapes = CALIBRATION[name]
+    api = ShapeOnlyApi()
+    run_workload(name, "standard", api=api, verify=False)
+    assert len(api.launches) == launches
+    assert {(r.grid, r.block) for r in api.launches} == shapes
+
+
+def test_rodinia_lud_and_nw_standard_shapes():
+    api = ShapeOnlyApi()
+    run_workload("rodinia/lud", "standard", api=api, verify=False)  # -s 256: 15 block steps + 1
+    assert len(api.launches) == 3 * 15 + 1
+    perimeter = [r for r in api.launches if r.kernel == "lud_perimeter"]
+    assert [r.grid[0] for r in perimeter] == list(range(15, 0, -1))
+    assert {r.block for r in perimeter} == {(32, 1, 1)}
+    api = ShapeOnlyApi()
+    run_workload("rodinia/nw", "standard", api=api, verify=False)  # 2048: 128 tiles per side
+    assert [r.grid[0] for r in api.launches] == [*range(1, 129), *range(127, 0, -1)]
+    assert {r.block for r in api.launches} == {(16, 1, 1)}

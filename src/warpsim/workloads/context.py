@@ -100,6 +100,13 @@ class RunContext:
     def write(self, ptr: Ptr, array: np.ndarray) -> None:
         self.api.write(ptr, np.ascontiguousarray(array))
 
+    def write_symbol(self, name: str, array: np.ndarray) -> None:
+        """cudaMemcpyToSymbol: fill a module-scope `__constant__` variable."""
+        symbol = getattr(self.api, "symbol", None)
+        if symbol is None:
+            raise WarpsimError(f"{self.workload}: this device cannot address module variables ({name})")
+        self.api.write(symbol(name), np.ascontiguousarray(array))
+
     # --- launches ---------------------------------------------------------------------------
     def launch(
         self,

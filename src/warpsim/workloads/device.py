@@ -117,6 +117,10 @@ class EmulatorApi:
     def write(self, ptr: Ptr, array: np.ndarray) -> None:
         self.device.write(int(ptr), np.ascontiguousarray(array))
 
+    def symbol(self, name: str) -> Ptr:
+        """Address of a module-scope `__constant__`/`__device__` variable (cudaMemcpyToSymbol's target)."""
+        return Ptr(self.module.symbol(name))
+
     def download(self, ptr: Ptr, dtype: Any, shape: int | tuple[int, ...]) -> np.ndarray:
         from warpsim.host import DeviceArray
 
@@ -190,6 +194,9 @@ class ShapeOnlyApi:
 
     def write(self, ptr: Ptr, array: np.ndarray) -> None:
         return None
+
+    def symbol(self, name: str) -> Ptr:
+        return self.alloc(256)
 
     def download(self, ptr: Ptr, dtype: Any, shape: int | tuple[int, ...]) -> np.ndarray:
         return np.zeros(shape, dtype=dtype)

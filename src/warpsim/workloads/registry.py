@@ -12,7 +12,7 @@ from typing import Any
 from warpsim.errors import InputError
 
 PRESETS = ("tiny", "small", "standard")
-CATEGORIES = ("polybench", "rodinia", "micro", "ml")
+CATEGORIES = ("polybench", "rodinia", "sdk", "micro", "ml")
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 Driver = Callable[[Any], None]  # takes a RunContext

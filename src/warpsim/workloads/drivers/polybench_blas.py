@@ -1,12 +1,18 @@
-"""PolyBench/GPU-style dense linear algebra: plain global loops, PolyBench launch shapes and sizes."""
+"""PolyBench/GPU dense linear algebra as published (PolyBench/GPU 1.0, the version Accel-Sim runs).
+
+Each kernel performs the original's global loads and stores: the output element is read, updated
+and written back in global memory on every inner iteration (`c[i*NJ+j] += ...`), with the
+original's thread blocks (32x8 for 2D kernels, 256 for 1D ones) and its sizes as the `standard`
+preset. The register-accumulating variants live in polybench_opt.py under `-opt` names.
+"""
 
 from __future__ import annotations
 
 from warpsim.workloads.context import RunContext, cdiv, f32, f64, i32
 from warpsim.workloads.registry import register
 
-BX, BY = 32, 8  # PolyBench/GPU's 2D thread block
-B1 = 256  # and its 1D block
+BX, BY = 32, 8  # PolyBench/GPU's DIM_THREAD_BLOCK_X/Y for 2D kernels
+B1 = 256  # and DIM_THREAD_BLOCK_X for 1D kernels
 
 
 def _grid2(cols: int, rows: int) -> tuple[int, int]:
@@ -22,36 +28,35 @@ def _grid2(cols: int, rows: int) -> tuple[int, int]:
     standard=dict(NI=2048, NJ=2048, NK=2048, NL=2048),
 )
 def mm2(ctx: RunContext) -> None:
-    """2mm: D = beta*D + (alpha*A*B)*C, two matrix-product launches."""
+    """2mm as published: tmp = A*B, then E += tmp*D, outputs updated in global memory per k."""
     ni, nj, nk, nl = ctx.sz.NI, ctx.sz.NJ, ctx.sz.NK, ctx.sz.NL
-    alpha, beta = f32(1.5), f32(1.2)
-    A, B, C, D = ctx.rand(ni, nk), ctx.rand(nk, nj), ctx.rand(nj, nl), ctx.rand(ni, nl)
-    dA, dB, dC, dD = ctx.upload(A), ctx.upload(B), ctx.upload(C), ctx.upload(D)
+    A, B, D, E = ctx.rand(ni, nk), ctx.rand(nk, nj), ctx.rand(nj, nl), ctx.rand(ni, nl)
+    dA, dB, dD, dE = ctx.upload(A), ctx.upload(B), ctx.upload(D), ctx.upload(E)
     dtmp = ctx.zeros((ni, nj))
-    ctx.launch("mm2_kernel1", _grid2(nj, ni), (BX, BY), i32(ni), i32(nj), i32(nk), alpha, dA, dB, dtmp)
-    ctx.launch("mm2_kernel2", _grid2(nl, ni), (BX, BY), i32(ni), i32(nj), i32(nl), beta, dtmp, dC, dD)
-    tmp = float(alpha) * (A.astype(f64) @ B)
+    ctx.launch("mm2_kernel1", _grid2(nj, ni), (BX, BY), i32(ni), i32(nj), i32(nk), dA, dB, dtmp)
+    ctx.launch("mm2_kernel2", _grid2(nl, ni), (BX, BY), i32(ni), i32(nj), i32(nl), dtmp, dD, dE)
+    tmp = A.astype(f64) @ B
     ctx.check("tmp", lambda: ctx.download(dtmp, (ni, nj)), tmp)
-    ctx.check("D", lambda: ctx.download(dD, (ni, nl)), lambda: float(beta) * D + tmp @ C)
+    ctx.check("E", lambda: ctx.download(dE, (ni, nl)), lambda: E + tmp @ D)
 
 
 @register(
     "polybench/3mm",
     "polybench/3mm.cu",
-    ["mm3_kernel"],
+    ["mm3_kernel1", "mm3_kernel2", "mm3_kernel3"],
     tiny=dict(NI=32, NJ=32, NK=32, NL=32, NM=32),
     small=dict(NI=128, NJ=128, NK=128, NL=128, NM=128),
     standard=dict(NI=512, NJ=512, NK=512, NL=512, NM=512),
 )
 def mm3(ctx: RunContext) -> None:
-    """3mm: G = (A*B)*(C*D), three launches of one matrix-product kernel."""
+    """3mm as published: E = A*B, F = C*D, G = E*F, three kernels updating global memory per k."""
     ni, nj, nk, nl, nm = ctx.sz.NI, ctx.sz.NJ, ctx.sz.NK, ctx.sz.NL, ctx.sz.NM
     A, B, C, D = ctx.rand(ni, nk), ctx.rand(nk, nj), ctx.rand(nj, nm), ctx.rand(nm, nl)
     dA, dB, dC, dD = ctx.upload(A), ctx.upload(B), ctx.upload(C), ctx.upload(D)
     dE, dF, dG = ctx.zeros((ni, nj)), ctx.zeros((nj, nl)), ctx.zeros((ni, nl))
-    ctx.launch("mm3_kernel", _grid2(nj, ni), (BX, BY), i32(ni), i32(nj), i32(nk), dA, dB, dE)
-    ctx.launch("mm3_kernel", _grid2(nl, nj), (BX, BY), i32(nj), i32(nl), i32(nm), dC, dD, dF)
-    ctx.launch("mm3_kernel", _grid2(nl, ni), (BX, BY), i32(ni), i32(nl), i32(nj), dE, dF, dG)
+    ctx.launch("mm3_kernel1", _grid2(nj, ni), (BX, BY), i32(ni), i32(nj), i32(nk), dA, dB, dE)
+    ctx.launch("mm3_kernel2", _grid2(nl, nj), (BX, BY), i32(nj), i32(nl), i32(nm), dC, dD, dF)
+    ctx.launch("mm3_kernel3", _grid2(nl, ni), (BX, BY), i32(ni), i32(nj), i32(nl), dE, dF, dG)
     E, F = A.astype(f64) @ B, C.astype(f64) @ D
     ctx.check("E", lambda: ctx.download(dE, (ni, nj)), E)
     ctx.check("F", lambda: ctx.download(dF, (nj, nl)), F)
@@ -67,12 +72,12 @@ def mm3(ctx: RunContext) -> None:
     standard=dict(NX=4096, NY=4096),
 )
 def atax(ctx: RunContext) -> None:
-    """atax: y = A^T (A x); a row-walk kernel then a column-walk kernel."""
+    """atax as published: tmp += A x (row walk), then y += A^T tmp (column walk), in global memory."""
     nx, ny = ctx.sz.NX, ctx.sz.NY
     A, x = ctx.rand(nx, ny), ctx.rand(ny)
     dA, dx, dtmp, dy = ctx.upload(A), ctx.upload(x), ctx.zeros(nx), ctx.zeros(ny)
     ctx.launch("atax_kernel1", cdiv(nx, B1), B1, i32(nx), i32(ny), dA, dx, dtmp)
-    ctx.launch("atax_kernel2", cdiv(ny, B1), B1, i32(nx), i32(ny), dA, dtmp, dy)
+    ctx.launch("atax_kernel2", cdiv(ny, B1), B1, i32(nx), i32(ny), dA, dy, dtmp)
     tmp = A.astype(f64) @ x
     ctx.check("tmp", lambda: ctx.download(dtmp, nx), tmp)
     ctx.check("y", lambda: ctx.download(dy, ny), lambda: A.T.astype(f64) @ tmp)
@@ -87,10 +92,11 @@ def atax(ctx: RunContext) -> None:
     standard=dict(NX=4096, NY=4096),
 )
 def bicg(ctx: RunContext) -> None:
-    """bicg: s = A^T r (column walk) and q = A p (row walk)."""
+    """bicg as published: s = A^T r (column walk) and q = A p (row walk), in global memory."""
     nx, ny = ctx.sz.NX, ctx.sz.NY
     A, r, p = ctx.rand(nx, ny), ctx.rand(nx), ctx.rand(ny)
-    dA, dr, dp, ds, dq = ctx.upload(A), ctx.upload(r), ctx.upload(p), ctx.zeros(ny), ctx.zeros(nx)
+    dA, dr, dp = ctx.upload(A), ctx.upload(r), ctx.upload(p)
+    ds, dq = ctx.upload(ctx.rand(ny)), ctx.upload(ctx.rand(nx))  # garbage: the kernels zero them
     ctx.launch("bicg_kernel1", cdiv(ny, B1), B1, i32(nx), i32(ny), dA, dr, ds)
     ctx.launch("bicg_kernel2", cdiv(nx, B1), B1, i32(nx), i32(ny), dA, dp, dq)
     ctx.check("s", lambda: ctx.download(ds, ny), lambda: A.T.astype(f64) @ r)
@@ -106,7 +112,7 @@ def bicg(ctx: RunContext) -> None:
     standard=dict(N=4096),
 )
 def mvt(ctx: RunContext) -> None:
-    """mvt: x1 += A y1 and x2 += A^T y2."""
+    """mvt as published: x1 += A y1 (row walk) and x2 += A^T y2 (column walk), in global memory."""
     n = ctx.sz.N
     A, x1, x2, y1, y2 = ctx.rand(n, n), ctx.rand(n), ctx.rand(n), ctx.rand(n), ctx.rand(n)
     dA, dx1, dx2, dy1, dy2 = (ctx.upload(v) for v in (A, x1, x2, y1, y2))
@@ -125,7 +131,7 @@ def mvt(ctx: RunContext) -> None:
     standard=dict(NI=512, NJ=512, NK=512),
 )
 def gemm(ctx: RunContext) -> None:
-    """gemm: C = alpha*A*B + beta*C, one launch."""
+    """gemm as published: C = alpha*A*B + beta*C, C updated in global memory per k."""
     ni, nj, nk = ctx.sz.NI, ctx.sz.NJ, ctx.sz.NK
     alpha, beta = f32(32412.0), f32(2123.0)
     A, B, C = ctx.rand(ni, nk), ctx.rand(nk, nj), ctx.rand(ni, nj)
@@ -145,7 +151,7 @@ def gemm(ctx: RunContext) -> None:
     standard=dict(N=4096),
 )
 def gesummv(ctx: RunContext) -> None:
-    """gesummv: y = alpha*A*x + beta*B*x, one launch."""
+    """gesummv as published: tmp += A x and y += B x in global memory per j, then y = a*tmp + b*y."""
     n = ctx.sz.N
     alpha, beta = f32(43532.0), f32(12313.0)
     A, B, x = ctx.rand(n, n), ctx.rand(n, n), ctx.rand(n)
@@ -168,7 +174,7 @@ def gesummv(ctx: RunContext) -> None:
     standard=dict(N=1024, M=1024),
 )
 def syrk(ctx: RunContext) -> None:
-    """syrk: C = alpha*A*A^T + beta*C, one launch."""
+    """syrk as published: C = alpha*A*A^T + beta*C, C updated in global memory per k."""
     n, m = ctx.sz.N, ctx.sz.M
     alpha, beta = f32(12435.0), f32(4546.0)
     A, C = ctx.rand(n, m), ctx.rand(n, n)
@@ -188,7 +194,7 @@ def syrk(ctx: RunContext) -> None:
     standard=dict(N=2048, M=2048),
 )
 def syr2k(ctx: RunContext) -> None:
-    """syr2k: C = alpha*A*B^T + alpha*B*A^T + beta*C, one launch."""
+    """syr2k as published: C = alpha*(A*B^T + B*A^T) + beta*C, C updated in global memory per k."""
     n, m = ctx.sz.N, ctx.sz.M
     alpha, beta = f32(12435.0), f32(4546.0)
     A, B, C = ctx.rand(n, m), ctx.rand(n, m), ctx.rand(n, n)

@@ -1,27 +1,21 @@
-// 2mm: tmp = alpha * A * B, then D = beta * D + tmp * C. One thread per output element,
-// the inner product walks global memory directly.
-extern "C" __global__ void mm2_kernel1(int ni, int nj, int nk, float alpha,
-                                       const float *A, const float *B, float *tmp)
+// PolyBench/GPU 2mm as published: tmp = A*B, then E += tmp*D; each output element is updated in
+// global memory on every k iteration. Sizes are runtime arguments instead of #defines.
+extern "C" __global__ void mm2_kernel1(int ni, int nj, int nk, float *a, float *b, float *tmp)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     int i = blockIdx.y * blockDim.y + threadIdx.y;
     if (i < ni && j < nj) {
-        float acc = 0.0f;
         for (int k = 0; k < nk; k++)
-            acc += alpha * A[i * nk + k] * B[k * nj + j];
-        tmp[i * nj + j] = acc;
+            tmp[i * nj + j] += a[i * nk + k] * b[k * nj + j];
     }
 }
 
-extern "C" __global__ void mm2_kernel2(int ni, int nj, int nl, float beta,
-                                       const float *tmp, const float *C, float *D)
+extern "C" __global__ void mm2_kernel2(int ni, int nj, int nl, float *tmp, float *d, float *e)
 {
-    int l = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
     int i = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i < ni && l < nl) {
-        float acc = D[i * nl + l] * beta;
-        for (int j = 0; j < nj; j++)
-            acc += tmp[i * nj + j] * C[j * nl + l];
-        D[i * nl + l] = acc;
+    if (i < ni && j < nl) {
+        for (int k = 0; k < nj; k++)
+            e[i * nl + j] += tmp[i * nj + k] * d[k * nl + j];
     }
 }

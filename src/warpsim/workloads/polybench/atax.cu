@@ -1,22 +1,19 @@
-// atax: y = A^T (A x). Kernel 1 walks a row of A per thread, kernel 2 a column per thread.
-extern "C" __global__ void atax_kernel1(int nx, int ny, const float *A, const float *x, float *tmp)
+// PolyBench/GPU atax as published: tmp = A x (a row per thread), then y = A^T tmp (a column per
+// thread); tmp[i] and y[j] are updated in global memory on every iteration.
+extern "C" __global__ void atax_kernel1(int nx, int ny, float *a, float *x, float *tmp)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < nx) {
-        float acc = 0.0f;
         for (int j = 0; j < ny; j++)
-            acc += A[i * ny + j] * x[j];
-        tmp[i] = acc;
+            tmp[i] += a[i * ny + j] * x[j];
     }
 }
 
-extern "C" __global__ void atax_kernel2(int nx, int ny, const float *A, const float *tmp, float *y)
+extern "C" __global__ void atax_kernel2(int nx, int ny, float *a, float *y, float *tmp)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j < ny) {
-        float acc = 0.0f;
         for (int i = 0; i < nx; i++)
-            acc += A[i * ny + j] * tmp[i];
-        y[j] = acc;
+            y[j] += a[i * ny + j] * tmp[i];
     }
 }

@@ -1,15 +1,14 @@
-// gesummv: y = alpha * A x + beta * B x, one thread per row.
-extern "C" __global__ void gesummv_kernel(int n, float alpha, float beta, const float *A, const float *B,
-                                         const float *x, float *y, float *tmp)
+// PolyBench/GPU gesummv as published: tmp = A x and y = B x accumulated in global memory on every
+// j iteration (two read-modify-writes per iteration), then y = alpha*tmp + beta*y.
+extern "C" __global__ void gesummv_kernel(int n, float alpha, float beta, float *a, float *b,
+                                          float *x, float *y, float *tmp)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
-        float t = 0.0f, u = 0.0f;
         for (int j = 0; j < n; j++) {
-            t += A[i * n + j] * x[j];
-            u += B[i * n + j] * x[j];
+            tmp[i] += a[i * n + j] * x[j];
+            y[i] += b[i * n + j] * x[j];
         }
-        tmp[i] = t;
-        y[i] = alpha * t + beta * u;
+        y[i] = alpha * tmp[i] + beta * y[i];
     }
 }

@@ -1,33 +1,32 @@
-// Gram-Schmidt QR of an M x N matrix A (column-wise). For each column k the host launches:
-// 1) one thread computes R[k][k] = ||A[:,k]||; 2) Q[:,k] = A[:,k] / R[k][k], one thread per row;
-// 3) one thread per later column j projects it: R[k][j] = Q[:,k].A[:,j]; A[:,j] -= Q[:,k] R[k][j].
-extern "C" __global__ void gramschmidt_kernel1(int m, int n, const float *A, float *R, int k)
+// PolyBench/GPU gramschmidt as published: per column k, kernel 1 (one block, thread 0 works)
+// computes R[k][k]; kernel 2 forms Q[:,k]; kernel 3 (a later column per thread) accumulates
+// R[k][j] in global memory on every i iteration, then updates A[:,j].
+extern "C" __global__ void gramschmidt_kernel1(int m, int n, float *a, float *r, float *q, int k)
 {
     int tid = blockIdx.x * blockDim.x + threadIdx.x;
     if (tid == 0) {
         float nrm = 0.0f;
         for (int i = 0; i < m; i++)
-            nrm += A[i * n + k] * A[i * n + k];
-        R[k * n + k] = sqrtf(nrm);
+            nrm += a[i * n + k] * a[i * n + k];
+        r[k * n + k] = sqrtf(nrm);
     }
 }
 
-extern "C" __global__ void gramschmidt_kernel2(int m, int n, const float *A, const float *R, float *Q, int k)
+extern "C" __global__ void gramschmidt_kernel2(int m, int n, float *a, float *r, float *q, int k)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < m)
-        Q[i * n + k] = A[i * n + k] / R[k * n + k];
+        q[i * n + k] = a[i * n + k] / r[k * n + k];
 }
 
-extern "C" __global__ void gramschmidt_kernel3(int m, int n, float *A, float *R, const float *Q, int k)
+extern "C" __global__ void gramschmidt_kernel3(int m, int n, float *a, float *r, float *q, int k)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j > k && j < n) {
-        float acc = 0.0f;
+        r[k * n + j] = 0.0f;
         for (int i = 0; i < m; i++)
-            acc += Q[i * n + k] * A[i * n + j];
-        R[k * n + j] = acc;
+            r[k * n + j] += q[i * n + k] * a[i * n + j];
         for (int i = 0; i < m; i++)
-            A[i * n + j] -= Q[i * n + k] * acc;
+            a[i * n + j] -= q[i * n + k] * r[k * n + j];
     }
 }

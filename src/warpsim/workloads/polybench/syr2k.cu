@@ -1,13 +1,12 @@
-// syr2k: C = alpha * A * B^T + alpha * B * A^T + beta * C (A, B are N x M).
-extern "C" __global__ void syr2k_kernel(int n, int m, float alpha, float beta,
-                                       const float *A, const float *B, float *C)
+// PolyBench/GPU syr2k as published: C = alpha*A*B^T + alpha*B*A^T + beta*C, one thread per element
+// of C, updated in global memory on every k iteration.
+extern "C" __global__ void syr2k_kernel(int n, int m, float alpha, float beta, float *a, float *b, float *c)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     int i = blockIdx.y * blockDim.y + threadIdx.y;
     if (i < n && j < n) {
-        float acc = C[i * n + j] * beta;
+        c[i * n + j] *= beta;
         for (int k = 0; k < m; k++)
-            acc += alpha * A[i * m + k] * B[j * m + k] + alpha * B[i * m + k] * A[j * m + k];
-        C[i * n + j] = acc;
+            c[i * n + j] += alpha * a[i * m + k] * b[j * m + k] + alpha * b[i * m + k] * a[j * m + k];
     }
 }

@@ -1,12 +1,12 @@
-// syrk: C = alpha * A * A^T + beta * C (A is N x M), one thread per element of C.
-extern "C" __global__ void syrk_kernel(int n, int m, float alpha, float beta, const float *A, float *C)
+// PolyBench/GPU syrk as published: C = alpha*A*A^T + beta*C, one thread per element of C, updated
+// in global memory on every k iteration.
+extern "C" __global__ void syrk_kernel(int n, int m, float alpha, float beta, float *a, float *c)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     int i = blockIdx.y * blockDim.y + threadIdx.y;
     if (i < n && j < n) {
-        float acc = C[i * n + j] * beta;
+        c[i * n + j] *= beta;
         for (int k = 0; k < m; k++)
-            acc += alpha * A[i * m + k] * A[j * m + k];
-        C[i * n + j] = acc;
+            c[i * n + j] += alpha * a[i * m + k] * a[j * m + k];
     }
 }

@@ -1,37 +1,53 @@
-// Back-propagation training of a one-hidden-layer perceptron, the input layer on the GPU:
-// the forward kernel forms per-block partial sums of the hidden activations (16 inputs x 16
-// hidden units per block, reduced in shared memory); the host finishes the forward pass and the
-// output error; the adjust kernel updates the input-to-hidden weights with momentum.
-#define H 16
-extern "C" __global__ void bp_layerforward(int n_in, const float *input, const float *w, float *partial)
+// Rodinia 3.1 backprop (CUDA): the input-to-hidden layer of a 16-hidden-unit perceptron.
+// bpnn_layerforward: 16x16 threads per block stage 16 inputs x 16 weights in shared memory,
+// multiply, reduce over the inputs with a log2 tree (writing the partially reduced tile back over
+// the weights, as the original does) and emit one partial sum per hidden unit.
+// bpnn_adjust_weights: momentum update of every weight (ETA and MOMENTUM are double constants).
+#define WIDTH 16
+#define HEIGHT 16
+#define ETA 0.3
+#define MOMENTUM 0.3
+
+extern "C" __global__ void bpnn_layerforward_CUDA(float *input_cuda, float *output_hidden_cuda,
+                                                  float *input_hidden_cuda, float *hidden_partial_sum,
+                                                  int in, int hid)
 {
-    __shared__ float in_s[H];
-    __shared__ float prod[H][H];
-    int tx = threadIdx.x, ty = threadIdx.y;    // tx: hidden unit, ty: input within block
-    int i = blockIdx.x * H + ty;
+    int by = blockIdx.y, tx = threadIdx.x, ty = threadIdx.y;
+    int index = (hid + 1) * HEIGHT * by + (hid + 1) * ty + tx + 1 + (hid + 1);
+    int index_in = HEIGHT * by + ty + 1;
+    __shared__ float input_node[HEIGHT];
+    __shared__ float weight_matrix[HEIGHT][WIDTH];
     if (tx == 0)
-        in_s[ty] = i < n_in ? input[i] : 0.0f;
+        input_node[ty] = input_cuda[index_in];
     __syncthreads();
-    prod[ty][tx] = i < n_in ? w[i * H + tx] * in_s[ty] : 0.0f;
+    weight_matrix[ty][tx] = input_hidden_cuda[index];
     __syncthreads();
-    for (int s = H / 2; s > 0; s >>= 1) {
-        if (ty < s)
-            prod[ty][tx] += prod[ty + s][tx];
+    weight_matrix[ty][tx] = weight_matrix[ty][tx] * input_node[ty];
+    __syncthreads();
+    for (int i = 1; i <= __log2f(HEIGHT); i++) {
+        int power_two = __powf(2, i);
+        if (ty % power_two == 0)
+            weight_matrix[ty][tx] = weight_matrix[ty][tx] + weight_matrix[ty + power_two / 2][tx];
         __syncthreads();
     }
-    if (ty == 0)
-        partial[blockIdx.x * H + tx] = prod[0][tx];
+    input_hidden_cuda[index] = weight_matrix[ty][tx];
+    __syncthreads();
+    if (tx == 0)
+        hidden_partial_sum[by * hid + ty] = weight_matrix[tx][ty];
 }
 
-extern "C" __global__ void bp_adjust_weights(int n_in, const float *delta, const float *input, float *w,
-                                            float *oldw, float eta, float momentum)
+extern "C" __global__ void bpnn_adjust_weights_cuda(float *delta, int hid, float *ly, int in, float *w,
+                                                    float *oldw)
 {
-    int tx = threadIdx.x, ty = threadIdx.y;
-    int i = blockIdx.x * H + ty;
-    if (i < n_in) {
-        int k = i * H + tx;
-        float dw = eta * delta[tx] * input[i] + momentum * oldw[k];
-        w[k] += dw;
-        oldw[k] = dw;
+    int by = blockIdx.y, tx = threadIdx.x, ty = threadIdx.y;
+    int index = (hid + 1) * HEIGHT * by + (hid + 1) * ty + tx + 1 + (hid + 1);
+    int index_y = HEIGHT * by + ty + 1;
+    int index_x = tx + 1;
+    w[index] += ((ETA * delta[index_x] * ly[index_y]) + (MOMENTUM * oldw[index]));
+    oldw[index] = ((ETA * delta[index_x] * ly[index_y]) + (MOMENTUM * oldw[index]));
+    __syncthreads();
+    if (ty == 0 && by == 0) {
+        w[index_x] += ((ETA * delta[index_x]) + (MOMENTUM * oldw[index_x]));
+        oldw[index_x] = ((ETA * delta[index_x]) + (MOMENTUM * oldw[index_x]));
     }
 }

@@ -1,46 +1,80 @@
-// Needleman-Wunsch global alignment on a (n+1) x (n+1) score matrix, in 16x16 tiles.
-// Tiles on one anti-diagonal of tiles are independent: the host launches one grid per tile
-// diagonal, first growing (kernel 1) then shrinking (kernel 2); inside a tile the 16 threads
-// sweep the cell anti-diagonals through shared memory.
-#define B 16
-__device__ __forceinline__ int max3(int a, int b, int c)
+// Rodinia 3.1 nw (CUDA): Needleman-Wunsch over 16x16 tiles, one launch per tile anti-diagonal
+// (needle_cuda_shared_1 for the upper-left half, _2 for the lower-right), 16 threads per tile; a
+// tile's reference scores and borders are staged in shared memory and swept diagonally.
+#define BS 16
+
+__device__ inline int maximum(int a, int b, int c)
 {
-    return max(a, max(b, c));
+    int k = (a <= b) ? b : a;
+    return (k <= c) ? c : k;
 }
 
-__device__ void nw_tile(int n, int *score, const int *ref, int penalty, int bi, int bj)
-{
-    __shared__ int s[B + 1][B + 1];
-    __shared__ int r[B][B];
-    int tx = threadIdx.x;
-    int w = n + 1;
-    int r0 = bi * B, c0 = bj * B;          // score-matrix corner (row, col) above-left of the tile
-    if (tx == 0)
-        s[0][0] = score[r0 * w + c0];
-    s[tx + 1][0] = score[(r0 + tx + 1) * w + c0];
-    s[0][tx + 1] = score[r0 * w + c0 + tx + 1];
-    for (int y = 0; y < B; y++)
-        r[y][tx] = ref[(r0 + y) * n + c0 + tx];
-    __syncthreads();
-    for (int m = 0; m < 2 * B - 1; m++) {
-        int x = tx, y = m - tx;
-        if (y >= 0 && y < B)
-            s[x + 1][y + 1] = max3(s[x][y] + r[x][y], s[x][y + 1] - penalty, s[x + 1][y] - penalty);
-        __syncthreads();
+// The two diagonal sweeps over a tile (a macro so the shared arrays stay directly addressed).
+#define SWEEP()                                                                                      \
+    for (int m = 0; m < BS; m++) {                                                                   \
+        if (tx <= m) {                                                                               \
+            int x = tx + 1, y = m - tx + 1;                                                          \
+            asm volatile("" : "+r"(y)); /* keeps nvcc from folding -tx into the shared base */      \
+            temp[y][x] = maximum(temp[y - 1][x - 1] + ref[y - 1][x - 1], temp[y][x - 1] - penalty,   \
+                                 temp[y - 1][x] - penalty);                                          \
+        }                                                                                            \
+        __syncthreads();                                                                             \
+    }                                                                                                \
+    for (int m = BS - 2; m >= 0; m--) {                                                              \
+        if (tx <= m) {                                                                               \
+            int x = tx + BS - m, y = BS - tx;                                                        \
+            temp[y][x] = maximum(temp[y - 1][x - 1] + ref[y - 1][x - 1], temp[y][x - 1] - penalty,   \
+                                 temp[y - 1][x] - penalty);                                          \
+        }                                                                                            \
+        __syncthreads();                                                                             \
     }
-    for (int y = 0; y < B; y++)
-        score[(r0 + y + 1) * w + c0 + tx + 1] = s[y + 1][tx + 1];
+
+extern "C" __global__ void needle_cuda_shared_1(int *referrence, int *matrix_cuda, int cols, int penalty, int i,
+                                                int block_width)
+{
+    int bx = blockIdx.x, tx = threadIdx.x;
+    int bix = bx, biy = i - 1 - bx;
+    int index = cols * BS * biy + BS * bix + tx + (cols + 1);
+    int index_n = cols * BS * biy + BS * bix + tx + 1;
+    int index_w = cols * BS * biy + BS * bix + cols;
+    int index_nw = cols * BS * biy + BS * bix;
+    __shared__ int temp[BS + 1][BS + 1];
+    __shared__ int ref[BS][BS];
+    if (tx == 0)
+        temp[tx][0] = matrix_cuda[index_nw];
+    for (int ty = 0; ty < BS; ty++)
+        ref[ty][tx] = referrence[index + cols * ty];
+    __syncthreads();
+    temp[tx + 1][0] = matrix_cuda[index_w + cols * tx];
+    __syncthreads();
+    temp[0][tx + 1] = matrix_cuda[index_n];
+    __syncthreads();
+    SWEEP()
+    for (int ty = 0; ty < BS; ty++)
+        matrix_cuda[index + ty * cols] = temp[ty + 1][tx + 1];
 }
 
-extern "C" __global__ void nw_kernel1(int n, int *score, const int *ref, int penalty, int diag)
+extern "C" __global__ void needle_cuda_shared_2(int *referrence, int *matrix_cuda, int cols, int penalty, int i,
+                                                int block_width)
 {
-    int bi = blockIdx.x;                    // tiles (bi, diag - bi), diag < number of tiles
-    nw_tile(n, score, ref, penalty, bi, diag - bi);
-}
-
-extern "C" __global__ void nw_kernel2(int n, int *score, const int *ref, int penalty, int diag)
-{
-    int nb = n / B;
-    int bi = diag - (nb - 1) + blockIdx.x;  // tiles on diagonal diag >= nb
-    nw_tile(n, score, ref, penalty, bi, diag - bi);
+    int bx = blockIdx.x, tx = threadIdx.x;
+    int bix = bx + block_width - i, biy = block_width - bx - 1;
+    int index = cols * BS * biy + BS * bix + tx + (cols + 1);
+    int index_n = cols * BS * biy + BS * bix + tx + 1;
+    int index_w = cols * BS * biy + BS * bix + cols;
+    int index_nw = cols * BS * biy + BS * bix;
+    __shared__ int temp[BS + 1][BS + 1];
+    __shared__ int ref[BS][BS];
+    for (int ty = 0; ty < BS; ty++)
+        ref[ty][tx] = referrence[index + cols * ty];
+    __syncthreads();
+    if (tx == 0)
+        temp[tx][0] = matrix_cuda[index_nw];
+    temp[tx + 1][0] = matrix_cuda[index_w + cols * tx];
+    __syncthreads();
+    temp[0][tx + 1] = matrix_cuda[index_n];
+    __syncthreads();
+    SWEEP()
+    for (int ty = 0; ty < BS; ty++)
+        matrix_cuda[index + ty * cols] = temp[ty + 1][tx + 1];
 }

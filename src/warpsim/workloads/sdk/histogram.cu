@@ -1,0 +1,106 @@
+// CUDA SDK histogram: 64-bin (per-thread byte counters in shared memory, uint4 loads) and
+// 256-bin (per-warp sub-histograms with shared atomics) partial histograms per block, each
+// followed by a merge kernel (one block per bin, shared-memory tree reduction).
+#define BANKS 16
+#define H64_TB (4 * BANKS)
+#define H64_BINS 64
+#define H256_BINS 256
+#define WARP_COUNT 6
+#define H256_TB (WARP_COUNT * 32)
+#define H256_MEM (WARP_COUNT * H256_BINS)
+#define MERGE_TB 256
+
+__device__ inline void add64(unsigned char *base, unsigned data)
+{
+    base[((data >> 2) & 0x3FU) * H64_TB]++;
+    base[((data >> 10) & 0x3FU) * H64_TB]++;
+    base[((data >> 18) & 0x3FU) * H64_TB]++;
+    base[((data >> 26) & 0x3FU) * H64_TB]++;
+}
+
+extern "C" __global__ void histogram64Kernel(unsigned *d_Partial, uint4 *d_Data, unsigned dataCount)
+{
+    const unsigned tpos = ((threadIdx.x & ~(BANKS * 4 - 1)) << 0) | ((threadIdx.x & (BANKS - 1)) << 2)
+                        | ((threadIdx.x & (BANKS * 3)) >> 4);
+    __shared__ unsigned char s_Hist[H64_TB * H64_BINS];
+    unsigned char *base = s_Hist + tpos;
+#pragma unroll
+    for (unsigned i = 0; i < H64_BINS / 4; i++)
+        ((unsigned *)s_Hist)[threadIdx.x + i * H64_TB] = 0;
+    __syncthreads();
+    for (unsigned pos = blockIdx.x * blockDim.x + threadIdx.x; pos < dataCount; pos += blockDim.x * gridDim.x) {
+        uint4 d = d_Data[pos];
+        add64(base, d.x);
+        add64(base, d.y);
+        add64(base, d.z);
+        add64(base, d.w);
+    }
+    __syncthreads();
+    if (threadIdx.x < H64_BINS) {
+        unsigned char *hb = s_Hist + threadIdx.x * H64_TB;
+        unsigned sum = 0;
+        unsigned pos = 4 * (threadIdx.x & (BANKS - 1));
+#pragma unroll
+        for (unsigned i = 0; i < H64_TB / 4; i++) {
+            sum += hb[pos + 0] + hb[pos + 1] + hb[pos + 2] + hb[pos + 3];
+            pos = (pos + 4) & (H64_TB - 1);
+        }
+        d_Partial[blockIdx.x * H64_BINS + threadIdx.x] = sum;
+    }
+}
+
+extern "C" __global__ void mergeHistogram64Kernel(unsigned *d_Histogram, unsigned *d_Partial, unsigned count)
+{
+    __shared__ unsigned data[MERGE_TB];
+    unsigned sum = 0;
+    for (unsigned i = threadIdx.x; i < count; i += MERGE_TB)
+        sum += d_Partial[blockIdx.x + i * H64_BINS];
+    data[threadIdx.x] = sum;
+    for (unsigned stride = MERGE_TB / 2; stride > 0; stride >>= 1) {
+        __syncthreads();
+        if (threadIdx.x < stride)
+            data[threadIdx.x] += data[threadIdx.x + stride];
+    }
+    if (threadIdx.x == 0)
+        d_Histogram[blockIdx.x] = data[0];
+}
+
+extern "C" __global__ void histogram256Kernel(unsigned *d_Partial, unsigned *d_Data, unsigned dataCount)
+{
+    __shared__ unsigned s_Hist[H256_MEM];
+    unsigned *warpHist = s_Hist + (threadIdx.x >> 5) * H256_BINS;
+#pragma unroll
+    for (unsigned i = 0; i < H256_MEM / H256_TB; i++)
+        s_Hist[threadIdx.x + i * H256_TB] = 0;
+    __syncthreads();
+    for (unsigned pos = blockIdx.x * blockDim.x + threadIdx.x; pos < dataCount; pos += blockDim.x * gridDim.x) {
+        unsigned d = d_Data[pos];
+        atomicAdd(warpHist + ((d >> 0) & 0xFFU), 1);
+        atomicAdd(warpHist + ((d >> 8) & 0xFFU), 1);
+        atomicAdd(warpHist + ((d >> 16) & 0xFFU), 1);
+        atomicAdd(warpHist + ((d >> 24) & 0xFFU), 1);
+    }
+    __syncthreads();
+    for (unsigned bin = threadIdx.x; bin < H256_BINS; bin += H256_TB) {
+        unsigned sum = 0;
+        for (unsigned i = 0; i < WARP_COUNT; i++)
+            sum += s_Hist[bin + i * H256_BINS];
+        d_Partial[blockIdx.x * H256_BINS + bin] = sum;
+    }
+}
+
+extern "C" __global__ void mergeHistogram256Kernel(unsigned *d_Histogram, unsigned *d_Partial, unsigned count)
+{
+    unsigned sum = 0;
+    for (unsigned i = threadIdx.x; i < count; i += MERGE_TB)
+        sum += d_Partial[blockIdx.x + i * H256_BINS];
+    __shared__ unsigned data[MERGE_TB];
+    data[threadIdx.x] = sum;
+    for (unsigned stride = MERGE_TB / 2; stride > 0; stride >>= 1) {
+        __syncthreads();
+        if (threadIdx.x < stride)
+            data[threadIdx.x] += data[threadIdx.x + stride];
+    }
+    if (threadIdx.x == 0)
+        d_Histogram[blockIdx.x] = data[0];
+}
