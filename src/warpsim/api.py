@@ -117,3 +117,21 @@ def model(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "QV10
         commands, name = target, workload_name or "commands"
     return model_documents(commands, cfg, models=list(models), workload=workload_name or name,
                            overrides=list(overrides), memory_model=memory_model, max_ctas=max_ctas)
+
+
+def select(profile, method: str = "stem", *, target_error: float = 5.0, epsilon: float = 5.0,
+           seed: int = 0, fmt: str | None = None):
+    """Choose the launches to simulate from a profile (path or `ProfileTable`); returns a
+    `warpsim.sampling.Selection`. `target_error` (PKS, PKS two-level) and `epsilon` (STEM's error
+    bound at 95 % confidence) are in percent, as on the command line."""
+    from warpsim.sampling.harness import METHODS, Options, make_selector
+    from warpsim.sampling.readers import read_profile
+
+    if method not in METHODS:
+        raise InputError(f"unknown selection method {method!r}; choose from {', '.join(METHODS)}",
+                         key="method")
+    if not target_error > 0 or not epsilon > 0:
+        raise InputError("target_error and epsilon must be positive percentages", key="epsilon")
+    table = profile if not isinstance(profile, str | Path) else read_profile(profile, fmt)
+    opts = Options(target_error=target_error / 100, epsilon=epsilon / 100, seed=seed)
+    return make_selector(method, table, opts)(seed)
