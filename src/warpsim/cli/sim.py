@@ -72,7 +72,8 @@ def sim(
     size: str = typer.Option("tiny", "--size", help="workload size preset (bundled workloads only)"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or table"),
     sample: str = typer.Option("full", "--sample", help="sampled simulation: full, pkp, pkp-inst, pks, pka, "
-                               "photon-kernel (see docs/sampling/intra-kernel.md)"),
+                               "photon-kernel, photon-warp, photon-bb, photon "
+                               "(see docs/sampling/intra-kernel.md)"),
     profile: Path | None = typer.Option(None, "--profile", help="a trace's profile for pks/pka "
                                         "(Nsight Compute CSV, Kineto JSON, functional profile)"),
     pkp_threshold: float = typer.Option(0.25, "--pkp-threshold",

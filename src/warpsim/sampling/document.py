@@ -36,8 +36,8 @@ def _pkp_entry(k: dict, proj, counts) -> None:
         k["thread_instructions"] = int(round(proj.thread_instructions))
         k["instructions_from"] = "projected"
     k["provenance"] = "projected"
-    k["pkp"] = {"stop_cycle": stop.cycle, "elapsed": stop.elapsed, "ctas_done": stop.ctas_done,
-                "ctas_total": proj.total_ctas, "reason": stop.reason}
+    k[proj.kind] = {"stop_cycle": stop.cycle, "elapsed": stop.elapsed, "ctas_done": stop.ctas_done,
+                    "ctas_total": proj.total_ctas, "reason": stop.reason, **proj.details}
 
 
 def _member_cycles(outcome: SampledOutcome, simulated: dict[int, float]) -> dict[int, tuple[float, int]]:
@@ -113,6 +113,7 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
     out["sampling"] = {
         "method": outcome.method,
         "pkp": outcome.pkp.params.to_dict() if outcome.pkp is not None else None,
+        "photon": outcome.photon.params.to_dict() if outcome.photon is not None else None,
         "selection": _selection_summary(outcome),
         "kernels_simulated": int(sum(1 for k in ordered if k.get("simulated_cycles", k["cycles"]) > 0)),
         "kernels_stopped_early": len(outcome.kernels),
