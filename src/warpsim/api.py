@@ -51,12 +51,14 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
              overrides: Sequence[str] = (), max_cycles: int | None = None, ts_interval: int = 500,
              memory_model: str | None = None, size: str = "tiny", progress=None,
              workload_name: str | None = None, sample: str = "full", profile=None,
-             pkp: dict | None = None, photon: dict | None = None) -> Simulation:
+             pkp: dict | None = None, photon: dict | None = None,
+             target_error: float = 2.0) -> Simulation:
     """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc.
 
     `sample` picks a sampled-simulation method (see `warpsim.sampling.driver.METHODS`); `profile`
     (a path or a `ProfileTable`) gives PKS/PKA a trace's profile; `pkp` overrides PKP parameters,
-    `photon` Photon's (`warpsim.sampling.photon.live.PhotonParams` fields).
+    `photon` Photon's (`warpsim.sampling.photon.live.PhotonParams` fields); `target_error` (percent)
+    is what `sample="auto"` aims at and flags kernels against.
     """
     from warpsim.config import load_gpu
     from warpsim.results import result_document
@@ -85,7 +87,8 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
 
         profile = read_profile(profile)
     cmds, outcome, sources = driver.plan(commands, sample, cfg, workload=workload_name or name,
-                                         profile=profile, pkp_overrides=pkp, photon_overrides=photon)
+                                         profile=profile, pkp_overrides=pkp, photon_overrides=photon,
+                                         target_error=target_error / 100)
     out = run_timing(cmds, cfg, max_cycles=max_cycles, ts_interval=ts_interval, memory_model=memory_model,
                      progress=progress, controller=driver.controller_of(outcome))
     driver.finish(outcome, out)

@@ -72,12 +72,15 @@ def sim(
     size: str = typer.Option("tiny", "--size", help="workload size preset (bundled workloads only)"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or table"),
     sample: str = typer.Option("full", "--sample", help="sampled simulation: full, pkp, pkp-inst, pks, pka, "
-                               "photon-kernel, photon-warp, photon-bb, photon "
+                               "photon-kernel, photon-warp, photon-bb, photon, auto "
                                "(see docs/sampling/intra-kernel.md)"),
     profile: Path | None = typer.Option(None, "--profile", help="a trace's profile for pks/pka "
                                         "(Nsight Compute CSV, Kineto JSON, functional profile)"),
     pkp_threshold: float = typer.Option(0.25, "--pkp-threshold",
                                         help="PKP: IPC CoV (%%) that counts as stable"),
+    target_error: float = typer.Option(2.0, "--target-error",
+                                       help="auto: error target in %% (kernels whose 95 %% interval is "
+                                       "wider are flagged)"),
 ) -> None:
     """Simulate every kernel at cycle level (or a sample of the work, `--sample`) and report cycles,
     IPC, occupancy and stalls."""
@@ -105,7 +108,8 @@ def sim(
         result = simulate(target, gpu, overrides=overrides, max_cycles=max_cycles, ts_interval=interval,
                           memory_model=memory, size=size, progress=on_progress, sample=sample,
                           profile=profile,
-                          pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS else None)
+                          pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS + ("auto",) else None,
+                          target_error=target_error)
     doc = result.document
     if json_out:
         write_json(doc, json_out)

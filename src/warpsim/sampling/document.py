@@ -91,6 +91,8 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
         if k["provenance"] != "simulated" and k["cycles"]:
             k["ipc"] = k["warp_instructions"] / k["cycles"]
             k["thread_ipc"] = k["thread_instructions"] / k["cycles"]
+    for kid, dec in outcome.decisions.items():
+        kernels[kid]["auto"] = dec
     ordered = [kernels[i] for i in sorted(kernels)]
     total = dict(doc["total"])
     cycles = int(sum(k["cycles"] for k in ordered))
@@ -118,6 +120,7 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
         "kernels_simulated": int(sum(1 for k in ordered if k.get("simulated_cycles", k["cycles"]) > 0)),
         "kernels_stopped_early": len(outcome.kernels),
         "kernels_total": len(ordered),
+        "decisions": _decision_counts(outcome),
         "notes": list(dict.fromkeys(outcome.notes)),
     }
     return out
@@ -129,3 +132,13 @@ def _selection_summary(outcome: SampledOutcome) -> dict | None:
         return None
     return {"kind": sel.kind, "selected": [int(i) for i in np.asarray(sel.selected_ids())],
             "groups": len(sel.strata), "parameters": sel.parameters, "metadata": sel.metadata}
+
+
+def _decision_counts(outcome: SampledOutcome) -> dict | None:
+    if not outcome.decisions:
+        return None
+    out: dict[str, int] = {}
+    for d in outcome.decisions.values():
+        out[d["action"]] = out.get(d["action"], 0) + 1
+    out["flagged"] = sum(1 for d in outcome.decisions.values() if d["flagged"])
+    return out
