@@ -140,3 +140,21 @@ def test_photon_bb_level_decides_from_block_logs_and_projects_paths():
     # slots 205..209 (CTAs 0-4, 10-14, ..., 80-84) -> the last ends at 209 + 9 x 15 = 344,
     # slots 210..214 take 8 rounds -> 214 + 8 x 15 = 334
     assert proj.cycles == 344.0 and proj.details["ctas_projected"] == 85
+
+
+def test_sample_photon_end_to_end_on_a_bundled_workload():
+    """`--sample photon` = kernel level across launches + warp/BB levels inside: on train_mlp (tiny)
+    no kernel is long enough to stop, so it equals photon-kernel exactly, and says its parameters."""
+    from warpsim.api import simulate as run
+
+    cmds, name = load_commands("ml/train_mlp", profile=True)
+    cmds = list(cmds)
+    kernel_only = run(cmds, "QV100", workload_name=name, sample="photon-kernel").document
+    both = run(cmds, "QV100", workload_name=name, sample="photon").document
+    warp = run(cmds, "QV100", workload_name=name, sample="photon-warp").document
+    full = run(cmds, "QV100", workload_name=name).document
+    assert both["total"]["cycles"] == kernel_only["total"]["cycles"]
+    assert both["sampling"]["photon"] == PhotonParams(level="both").to_dict()
+    assert both["sampling"]["kernels_stopped_early"] == 0
+    assert warp["total"]["cycles"] == full["total"]["cycles"]        # nothing stopped, nothing skipped
+    assert warp["sampling"]["photon"]["level"] == "warp"
