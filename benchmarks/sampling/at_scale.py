@@ -143,7 +143,7 @@ def main() -> None:
     ap.add_argument("--memory", default="hierarchy")
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--target-error", type=float, default=2.0, help="for --sample auto, percent")
-    ap.add_argument("--only", default=None, help="substring filter on workload names")
+    ap.add_argument("--only", default=None, help="comma list of substrings of workload names to run")
     ap.add_argument("--cache", type=Path, default=ROOT / "benchmarks" / "sampling" / "reference")
     ap.add_argument("--refresh", action="store_true", help="recompute full references even if cached")
     ap.add_argument("--out", type=Path, default=None)
@@ -159,7 +159,7 @@ def main() -> None:
     rows: list[dict] = []
     reused: dict[str, bool] = {}
     for wl, kind in cases:
-        if args.only and args.only not in wl:
+        if args.only and not any(x.strip() and x.strip() in wl for x in args.only.split(",")):
             continue
         full, prov, reused[wl] = full_reference(wl, args.size, args.gpu, args.memory, args.cache, digest,
                                                 refresh=args.refresh)
