@@ -10,8 +10,8 @@ stability signals (online):
    on rodinia/gaussian small, hierarchy memory, this halved the reuse error, -2.1 % -> -1.1 %,
    for 2 more simulated launches of 126); the first launch of a group is simulated (the first
    two when the group has at least 4 launches: the second checks the first), every later one is
-   **reused**: cycles = launch latency + mean CPI of the group's simulated launches x its own (exact, profiled) warp
-   instructions, the CPI counted after the launch latency (a fixed cost per launch, which plain
+   **reused**: cycles = launch latency + mean CPI of the group's simulated launches x its own
+   (exact, profiled) warp instructions, the CPI counted after the launch latency (a fixed cost per launch, which plain
    CPI x instructions would scale with the size of a smaller launch). Groups with two simulated
    launches give the CPI's spread; the spread of a reused kernel is the larger of its group's
    and the pooled (root-mean-square) spread of all checked groups. If no group has 4 launches,
