@@ -8,15 +8,16 @@ stability signals (online):
    warp-count rule), and a group is split by size into octaves of warp instructions (a CPI
    carries over between launches of similar size, not from a large launch to one 30x smaller:
    on rodinia/gaussian small, hierarchy memory, this halved the reuse error, -2.1 % -> -1.1 %,
-   for 2 more simulated launches of 126); the first launch of a group is simulated (the first
-   two when the group has at least 4 launches: the second checks the first), every later one is
-   **reused**: cycles = launch latency + mean CPI of the group's simulated launches x its own
-   (exact, profiled) warp instructions, the CPI counted after the launch latency (a fixed cost per launch, which plain
-   CPI x instructions would scale with the size of a smaller launch). Groups with two simulated
-   launches give the CPI's spread; the spread of a reused kernel is the larger of its group's
-   and the pooled (root-mean-square) spread of all checked groups. If no group has 4 launches,
-   the largest group with at least 2 is checked so the pooled spread exists. A kernel whose
-   interval is wider than the target is still reused, but flagged;
+   for 2 more simulated launches of 126). The first launch of a group is simulated (the first
+   two when the group has at least 4 launches: the second checks the first); every later one
+   is **reused**: cycles = launch latency + mean CPI of the group's simulated launches x its
+   own (exact, profiled) warp instructions, the CPI counted after the launch latency (a fixed
+   cost per launch, which plain CPI x instructions would scale with the size of a smaller
+   launch). Groups with two simulated launches give the CPI's spread; the spread of a reused
+   kernel is the larger of its group's and the pooled (root-mean-square) spread of all checked
+   groups. If no group has 4 launches, the largest group with at least 2 is checked so the
+   pooled spread exists. A kernel whose interval is wider than the target is still reused, but
+   flagged;
 2. a simulated launch with at least `min_waves` waves of CTAs runs under **intra-kernel
    sampling**: Photon's warp level and PKP both watch it and the first to call it stable stops
    it (the projection is that method's);
