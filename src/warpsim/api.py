@@ -72,11 +72,14 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
              overrides: Sequence[str] = (), max_cycles: int | None = None, ts_interval: int = 500,
              memory_model: str | None = None, size: str = "tiny", sizes: dict | None = None, progress=None,
              workload_name: str | None = None, sample: str = "full", profile=None,
-             pkp: dict | None = None, started: float | None = None) -> Simulation:
+             pkp: dict | None = None, photon: dict | None = None, target_error: float = 2.0,
+             started: float | None = None) -> Simulation:
     """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc.
 
     `sample` picks a sampled-simulation method (see `warpsim.sampling.methods.METHODS`); `profile`
-    (a path or a `ProfileTable`) gives PKS/PKA a trace's profile; `pkp` overrides PKP parameters.
+    (a path or a `ProfileTable`) gives PKS/PKA a trace's profile; `pkp` overrides PKP parameters,
+    `photon` Photon's (`warpsim.sampling.photon.live.PhotonParams` fields); `target_error` (percent)
+    is what `sample="auto"` aims at and flags kernels against.
     The document's `wall_seconds` is what the caller waited: from `started` (a `time.perf_counter()`
     value, e.g. when the command line started) or from this call, imports and compilation included.
     A full simulation does not import the sampling methods (scikit-learn, scipy).
@@ -111,11 +114,13 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
 
         profile = read_profile(profile)
     cmds, outcome, sources = driver.plan(commands, sample, cfg, workload=workload_name or name,
-                                         profile=profile, pkp_overrides=pkp)
-    tracker = _tracker(progress, cmds, target, outcome.pkp)
+                                         profile=profile, pkp_overrides=pkp, photon_overrides=photon,
+                                         target_error=target_error / 100)
+    inner = driver.controller_of(outcome)
+    tracker = _tracker(progress, cmds, target, inner)
     out = run_timing(cmds, cfg, max_cycles=max_cycles, ts_interval=ts_interval, memory_model=memory_model,
                      progress=tracker and tracker.on_progress,
-                     controller=tracker if tracker is not None else outcome.pkp)
+                     controller=tracker if tracker is not None else inner)
     driver.finish(outcome, out)
     wall = time.perf_counter() - t0
     doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),
@@ -166,3 +171,21 @@ def model(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "QV10
         commands, name = target, workload_name or "commands"
     return model_documents(commands, cfg, models=list(models), workload=workload_name or name,
                            overrides=list(overrides), memory_model=memory_model, max_ctas=max_ctas)
+
+
+def select(profile, method: str = "stem", *, target_error: float = 5.0, epsilon: float = 5.0,
+           seed: int = 0, fmt: str | None = None):
+    """Choose the launches to simulate from a profile (path or `ProfileTable`); returns a
+    `warpsim.sampling.Selection`. `target_error` (PKS, PKS two-level) and `epsilon` (STEM's error
+    bound at 95 % confidence) are in percent, as on the command line."""
+    from warpsim.sampling.harness import METHODS, Options, make_selector
+    from warpsim.sampling.readers import read_profile
+
+    if method not in METHODS:
+        raise InputError(f"unknown selection method {method!r}; choose from {', '.join(METHODS)}",
+                         key="method")
+    if not target_error > 0 or not epsilon > 0:
+        raise InputError("target_error and epsilon must be positive percentages", key="epsilon")
+    table = profile if not isinstance(profile, str | Path) else read_profile(profile, fmt)
+    opts = Options(target_error=target_error / 100, epsilon=epsilon / 100, seed=seed)
+    return make_selector(method, table, opts)(seed)

@@ -133,7 +133,8 @@ def sim(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="keep the progress line and say what was "
                                  "written where"),
     sample: str = typer.Option("full", "--sample", help="sampled simulation: full, pkp, pkp-inst, pks, pka, "
-                               "photon-kernel (see docs/sampling/intra-kernel.md)"),
+                               "photon-kernel, photon-warp, photon-bb, photon, auto "
+                               "(see docs/sampling/intra-kernel.md)"),
     profile: Path | None = typer.Option(None, "--profile", help="a trace's profile for pks/pka "
                                         "(Nsight Compute CSV, Kineto JSON, functional profile)"),
     pkp_threshold: float = typer.Option(0.25, "--pkp-threshold",
@@ -141,6 +142,9 @@ def sim(
     fmt: str = typer.Option("table", "--format", help="how the kernel table is printed: table, csv or json"),
     show_all: bool = typer.Option(False, "--all", help=f"show every kernel (the table shows the first "
                                   f"{TABLE_ROWS} otherwise)"),
+    target_error: float = typer.Option(2.0, "--target-error",
+                                       help="auto: error target in %% (kernels whose 95 %% interval is "
+                                       "wider are flagged)"),
 ) -> None:
     """Simulate every kernel at cycle level (or a sample of the work, `--sample`) and report cycles,
     time, IPC, occupancy and stalls."""
@@ -171,7 +175,8 @@ def sim(
         result = simulate(target, gpu, overrides=overrides, max_cycles=max_cycles, ts_interval=interval,
                           memory_model=memory, size=preset, sizes=sizes, progress=view, sample=sample,
                           profile=profile, started=STARTED,
-                          pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS else None)
+                          pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS + ("auto",) else None,
+                          target_error=target_error)
     doc = result.document
     err = C.err_console()
     if json_out:

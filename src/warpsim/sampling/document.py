@@ -36,8 +36,8 @@ def _pkp_entry(k: dict, proj, counts) -> None:
         k["thread_instructions"] = int(round(proj.thread_instructions))
         k["instructions_from"] = "projected"
     k["provenance"] = "projected"
-    k["pkp"] = {"stop_cycle": stop.cycle, "elapsed": stop.elapsed, "ctas_done": stop.ctas_done,
-                "ctas_total": proj.total_ctas, "reason": stop.reason}
+    k[proj.kind] = {"stop_cycle": stop.cycle, "elapsed": stop.elapsed, "ctas_done": stop.ctas_done,
+                    "ctas_total": proj.total_ctas, "reason": stop.reason, **proj.details}
 
 
 def _member_cycles(outcome: SampledOutcome, simulated: dict[int, float]) -> dict[int, tuple[float, int]]:
@@ -135,6 +135,8 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
     for k in kernels.values():
         if k["provenance"] != "simulated":
             _project_memory(k, measured)
+    for kid, dec in outcome.decisions.items():
+        kernels[kid]["auto"] = dec
     ordered = [kernels[i] for i in sorted(kernels)]
     total = dict(doc["total"])
     cycles = int(sum(k["cycles"] for k in ordered))
@@ -157,10 +159,12 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
     out["sampling"] = {
         "method": outcome.method,
         "pkp": outcome.pkp.params.to_dict() if outcome.pkp is not None else None,
+        "photon": outcome.photon.params.to_dict() if outcome.photon is not None else None,
         "selection": _selection_summary(outcome),
         "kernels_simulated": int(sum(1 for k in ordered if k.get("simulated_cycles", k["cycles"]) > 0)),
         "kernels_stopped_early": len(outcome.kernels),
         "kernels_total": len(ordered),
+        "decisions": _decision_counts(outcome),
         "notes": list(dict.fromkeys(outcome.notes)),
     }
     from warpsim.results import add_times
@@ -174,3 +178,13 @@ def _selection_summary(outcome: SampledOutcome) -> dict | None:
         return None
     return {"kind": sel.kind, "selected": [int(i) for i in np.asarray(sel.selected_ids())],
             "groups": len(sel.strata), "parameters": sel.parameters, "metadata": sel.metadata}
+
+
+def _decision_counts(outcome: SampledOutcome) -> dict | None:
+    if not outcome.decisions:
+        return None
+    out: dict[str, int] = {}
+    for d in outcome.decisions.values():
+        out[d["action"]] = out.get(d["action"], 0) + 1
+    out["flagged"] = sum(1 for d in outcome.decisions.values() if d["flagged"])
+    return out

@@ -9,8 +9,14 @@ Methods (`simulate(..., sample=METHOD)`):
 - "pka": PKS, and PKP inside each selected kernel (Principal Kernel Analysis = both);
 - "photon-kernel": Photon's kernel-level sampling — a launch whose GPU basic-block vector (from
   1 % of its warps) matches an earlier simulated launch is not simulated; its time is that launch's
-  CPI x its own instruction count. (Photon's warp- and block-level sampling live in
-  `warpsim.sampling.photon` but are not wired into the timing loop yet.)
+  CPI x its own instruction count;
+- "photon-warp" / "photon-bb": Photon's warp- or basic-block-level sampling inside every kernel
+  (`warpsim.sampling.photon.live`): a kernel is stopped once its warp durations (or 95 % of its
+  blocks' times) are stable and the rest of its CTAs is projected;
+- "photon": all three levels, as the paper runs it (kernel level across launches, warp then BB
+  level inside the simulated ones);
+- "auto": per kernel, reuse, intra-kernel sampling or full detail, with a 95 % interval for every
+  projected kernel and the total (`warpsim.sampling.auto`; `target_error`).
 
 Bundled workloads profile themselves while the emulator records them (the 12 PKA Table 2 metrics,
 exact per-launch instruction counts); an Accel-Sim trace needs a profile file for PKS/PKA
@@ -36,6 +42,8 @@ from warpsim.sampling.pks import pks
 from warpsim.sampling.selection import Selection
 from warpsim.sampling.table import ProfileTable, make_table
 
+PHOTON_LEVELS = {"photon": "both", "photon-warp": "warp", "photon-bb": "bb"}
+
 
 @dataclass
 class SampledOutcome:
@@ -46,8 +54,18 @@ class SampledOutcome:
     projection: Projection | None = None
     kernels: dict[int, KernelProjection] = field(default_factory=dict)   # PKP-stopped kernels by id
     pkp: PkpController | None = None
+    photon: object | None = None      # warpsim.sampling.photon.live.PhotonController
+    auto: tuple | None = None         # (AutoPlan, AutoController) for --sample auto
+    decisions: dict[int, dict] = field(default_factory=dict)   # auto: per kernel what was done and why
     notes: list[str] = field(default_factory=list)
     instructions: dict[int, int] = field(default_factory=dict)   # warp instructions a profile file gives
+
+
+def controller_of(outcome: SampledOutcome):
+    """The timing loop's controller for this run (PKP or Photon's warp/BB levels), if any."""
+    if outcome.auto is not None:
+        return outcome.auto[1]
+    return outcome.pkp if outcome.pkp is not None else outcome.photon
 
 
 def pkp_params(method: str, **overrides) -> PkpParams | None:
@@ -97,8 +115,10 @@ def select_kernels(method: str, sources: list[KernelSource], table: ProfileTable
                    workload: str, outcome: SampledOutcome, gpu) -> None:
     if method not in NEEDS_PROFILE:
         return
-    if method == "photon-kernel":
+    if method in ("photon-kernel", "photon"):
         outcome.selection = photon_selection(sources, gpu)
+        return
+    if method in PHOTON_LEVELS:
         return
     if table is None:
         table = profile_table_from_sources(sources, workload)
@@ -128,7 +148,8 @@ def photon_selection(sources: list[KernelSource], gpu) -> Selection:
 
 
 def plan(commands: Iterable[Memcpy | KernelSource], method: str, gpu, *, workload: str,
-         profile: ProfileTable | None = None, pkp_overrides: dict | None = None
+         profile: ProfileTable | None = None, pkp_overrides: dict | None = None,
+         photon_overrides: dict | None = None, target_error: float = 0.02
          ) -> tuple[list[Memcpy | KernelSource], SampledOutcome, list[KernelSource]]:
     """Decide what the timing model runs. Returns (commands to simulate, outcome, all kernels)."""
     check_method(method, gpu)
@@ -136,7 +157,19 @@ def plan(commands: Iterable[Memcpy | KernelSource], method: str, gpu, *, workloa
     sources = [c for c in cmds if isinstance(c, KernelSource)]
     params = pkp_params(method, **(pkp_overrides or {}))
     outcome = SampledOutcome(method=method, pkp=PkpController(params) if params else None)
-    select_kernels(method, sources, profile, workload, outcome, gpu)
+    if method in PHOTON_LEVELS:
+        from warpsim.sampling.photon.live import PhotonController, PhotonParams
+
+        params = PhotonParams(level=PHOTON_LEVELS[method], **(photon_overrides or {}))
+        outcome.photon = PhotonController(params, sources=sources, gpu=gpu)
+    if method == "auto":
+        from warpsim.sampling.auto import AutoController, plan_auto
+
+        auto_plan, outcome.selection = plan_auto(sources, gpu, target_error)
+        outcome.auto = (auto_plan, AutoController(auto_plan, sources, gpu, photon=photon_overrides,
+                                                  pkp=pkp_overrides))
+    else:
+        select_kernels(method, sources, profile, workload, outcome, gpu)
     if outcome.selection is not None:
         keep = {int(i) for i in outcome.selection.selected_ids()}
         cmds = [c for c in cmds if isinstance(c, Memcpy) or c.info.kernel_id in keep]
@@ -145,8 +178,20 @@ def plan(commands: Iterable[Memcpy | KernelSource], method: str, gpu, *, workloa
 
 def finish(outcome: SampledOutcome, out) -> None:
     """Project PKP-stopped kernels and the unselected ones once the timing model has run."""
+    if outcome.auto is not None:
+        from warpsim.sampling.auto import finish_auto
+
+        outcome.projection, decisions = finish_auto(*outcome.auto, out, outcome.kernels)
+        outcome.decisions = {k: d.to_dict() for k, d in decisions.items()}
+        outcome.notes.extend(outcome.projection.notes)
+        return
     for r in out.kernels:
-        if r.stop is not None:
+        if r.stop is None:
+            continue
+        if outcome.photon is not None:
+            outcome.kernels[r.info.kernel_id] = outcome.photon.project(
+                r.info.kernel_id, r.stop, r.stop.warp_instructions, r.stop.thread_instructions)
+        else:
             outcome.kernels[r.info.kernel_id] = project_kernel(r.info.kernel_id, r.info.num_ctas, r.stop,
                                                                outcome.pkp.params.from_start)
     if outcome.selection is not None:

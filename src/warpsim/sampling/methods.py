@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from warpsim.errors import InputError
 
-METHODS = ("full", "pkp", "pkp-inst", "pks", "pka", "photon-kernel")
-NEEDS_PROFILE = ("pks", "pka", "photon-kernel")
+METHODS = ("full", "pkp", "pkp-inst", "pks", "pka", "photon-kernel", "photon", "photon-warp", "photon-bb",
+           "auto")
+NEEDS_PROFILE = ("pks", "pka", "photon-kernel", "photon", "photon-warp", "photon-bb", "auto")
 
 
 def check_method(method: str, gpu) -> None:

@@ -125,6 +125,8 @@ class KernelProjection:
     thread_instructions: float
     stop: StopRecord
     total_ctas: int
+    kind: str = "pkp"                  # which intra-kernel method projected it ("pkp", "photon")
+    details: dict = field(default_factory=dict)
 
 
 def project_kernel(kernel_id: int, total_ctas: int, stop: StopRecord, from_start: bool = True

@@ -87,11 +87,17 @@ def projected_vs_true(selection: Selection, table: ProfileTable, path: str | Pat
 
 
 def error_vs_reduction(curves: dict, path: str | Path, title: str) -> None:
-    """One line per method (sweeping its knob); random sampling's mean is the dashed reference."""
+    """One line per method (sweeping its knob): STEM (solid black) and random sampling's mean (dashed)
+    are the references other methods are read against at equal reduction."""
     fig, ax = plt.subplots(figsize=(8, 5.5))
     for m, pts in curves.items():
         pts = sorted(pts, key=lambda p: p.reduction)
-        style = dict(ls="--", color="black") if m == "random" else dict(marker="o", ms=4)
+        if m == "random":
+            style = dict(ls="--", color="black")
+        elif m == "stem":   # the reference the others are read against at equal reduction
+            style = dict(marker="s", ms=5, lw=2.5, color="black")
+        else:
+            style = dict(marker="o", ms=4)
         ax.plot([p.reduction for p in pts], [max(p.error_pct, 1e-3) for p in pts], label=m, **style)
     ax.set_xscale("log")
     ax.set_yscale("log")

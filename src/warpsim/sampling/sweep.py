@@ -1,5 +1,6 @@
-"""Error against reduction for every method, sweeping its own knob; random sampling's mean
-curve is the reference (the bar: at equal reduction, beat random's mean error)."""
+"""Error against reduction for every method, sweeping its own knob. Methods are compared at equal
+reduction: against random sampling's mean curve (the floor every method must beat) and against
+STEM's curve (the state of the art; its knob is the error bound epsilon)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from warpsim.sampling.table import ProfileTable
 from warpsim.sampling.twolevel import TwoLevelModel
 
 TARGETS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
-EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 20.0, 100.0)
 BW_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 FIRST_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
 
@@ -81,3 +82,28 @@ def random_error_at(curve: list[Point], reduction: float) -> float:
     x = np.log([p.reduction for p in pts])
     y = np.array([p.error_pct for p in pts])
     return float(np.interp(np.log(reduction), x, y))
+
+
+def error_at(curve: list[Point], reduction: float) -> float | None:
+    """A curve's error at a given reduction, linear in log reduction between its points; None
+    outside the reductions the curve reaches (no extrapolated figures)."""
+    pts = sorted(curve, key=lambda p: p.reduction)
+    x = np.log([p.reduction for p in pts])
+    if not len(pts) or not x[0] - 1e-12 <= np.log(reduction) <= x[-1] + 1e-12:
+        return None
+    return float(np.interp(np.log(reduction), x, [p.error_pct for p in pts]))
+
+
+def versus(curves: dict[str, list[Point]], reference: str = "stem") -> list[dict]:
+    """Every point of every other method next to the reference's error at the same reduction."""
+    ref = curves[reference]
+    rows = []
+    for m, pts in curves.items():
+        if m == reference:
+            continue
+        for p in pts:
+            e = error_at(ref, p.reduction)
+            rows.append({"method": m, "knob": p.knob, "reduction": p.reduction, "error_pct": p.error_pct,
+                         f"{reference}_error_pct": e,
+                         "better": None if e is None else p.error_pct < e})
+    return rows

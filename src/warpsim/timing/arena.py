@@ -20,6 +20,7 @@ from warpsim.timing.state import (
     B_LIVE,
     B_NWARPS,
     C_BLOCK,
+    I_BB,
     I_DST,
     I_FLAGS,
     I_KIND,
@@ -63,8 +64,9 @@ class ArenaManager:
         self.bl.info[np.asarray(block_ids, dtype=np.int64), B_LIVE] = 0
 
     def load(self, ctas: list[CtaTrace], kernel_slot: int, block_ids: np.ndarray,
-             wp: Warps, ct: Ctas) -> None:
-        """Copy CTAs into the arena as blocks `block_ids` (one per CTA)."""
+             wp: Warps, ct: Ctas, block_ids_of=None) -> None:
+        """Copy CTAs into the arena as blocks `block_ids` (one per CTA). `block_ids_of` (sampling's
+        basic-block log only) maps a warp's pcs to block id + 1 where a basic block starts, else 0."""
         warps = [w for cta in ctas for w in cta.warps]
         lens = np.fromiter((len(w) for w in warps), dtype=np.int64, count=len(warps))
         arows = np.fromiter((w.addr.shape[0] for w in warps), dtype=np.int64, count=len(warps))
@@ -82,7 +84,8 @@ class ArenaManager:
             mrow = np.concatenate([w.mem_row for w in warps]).astype(np.int64)
             row_base = np.repeat(a0 + np.cumsum(arows) - arows, lens)
             block[:, I_MROW] = np.where(mrow >= 0, mrow + row_base, -1)
-            self.max_reg = max(self.max_reg, int(block[:, I_DST:].max()))
+            self.max_reg = max(self.max_reg, int(block[:, I_DST:I_SRC + MAX_SRC].max()))
+            block[:, I_BB] = 0 if block_ids_of is None else _block_marks(warps, block_ids_of)
         if need_a:
             ar.addr[a0:a0 + need_a] = np.concatenate([w.addr for w in warps])
         bl = self.bl
@@ -163,3 +166,13 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
     return np.arange(total, dtype=np.int64) + offsets
+
+
+def _block_marks(warps, block_ids_of) -> np.ndarray:
+    """I_BB column of the loaded instructions: block id + 1 where an instruction starts a basic
+    block, 0 elsewhere (the first instruction of every warp always starts one)."""
+    out = []
+    for w in warps:
+        m = np.asarray(block_ids_of(w), dtype=np.int32)
+        out.append(m)
+    return np.concatenate(out) if out else np.zeros(0, np.int32)

@@ -53,6 +53,14 @@ class StopRecord:
     thread_instructions: int
     ctas_done: int
     reason: str
+    resident_placed: tuple[int, ...] = ()   # placement cycles of the CTAs resident at the stop
+
+
+# A controller may also set `warp_log` / `block_log` (ring capacities, rows) and define
+# `observe_logs(warp_rows, block_rows, warp_lost, block_lost)`: the simulator then logs every
+# finished warp (kernel slot, warp slot, CTA slot, placement cycle, finish cycle) and every
+# basic-block entry (kernel slot, warp slot, block id, first-issue cycle), and hands over what is
+# new before each check (state.WL_* / BL_* columns). Photon's warp and BB sampling use this.
 
 
 @runtime_checkable

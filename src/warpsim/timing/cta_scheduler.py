@@ -35,6 +35,7 @@ from warpsim.timing.state import (
     K_STARTED,
     K_THREADS,
     K_WARPS,
+    LG_WARPS,
     M_ACTIVE_WARPS,
     M_CTAS,
     M_REGS,
@@ -57,11 +58,17 @@ from warpsim.timing.state import (
     W_CTA,
     W_DONE,
     W_END,
+    W_ISSUE,
     W_LAST_COMPLETE,
     W_NEXT,
     W_OUTSTANDING,
     W_READY,
     W_USED,
+    WL_CTA,
+    WL_FINISH,
+    WL_ISSUE,
+    WL_KERNEL,
+    WL_WARP,
     jit,
     sched_of,
 )
@@ -114,6 +121,7 @@ def _place(s, k, t, bl, wp, sc, ct, sms, kn, gl, p):
             w[g, W_OUTSTANDING] = 0
             w[g, W_LAST_COMPLETE] = 0
             w[g, W_READY] = t + 1         # a placed warp issues from the next cycle on
+            w[g, W_ISSUE] = t
             for r in range(nregs):
                 wp.reg[g, r] = 0
             for x in range(wp.pend.shape[1]):
@@ -210,9 +218,25 @@ def _finish_cta(c, bl, wp, ct, sms, kn, gl, p):
 
 
 @jit
+def _log_warp(g, t, wp, ct):
+    """Sampling hook: one ring row per finished warp (kernel slot, warp slot, CTA slot, issue, finish)."""
+    n = wp.lg[LG_WARPS]
+    r = n % wp.wlog.shape[0]
+    c = wp.w[g, W_CTA]
+    wp.wlog[r, WL_KERNEL] = ct.c[c, C_KERNEL]
+    wp.wlog[r, WL_WARP] = g
+    wp.wlog[r, WL_CTA] = c
+    wp.wlog[r, WL_ISSUE] = wp.w[g, W_ISSUE]
+    wp.wlog[r, WL_FINISH] = t
+    wp.lg[LG_WARPS] = n + 1
+
+
+@jit
 def finish_warp(g, q, t, bl, wp, sc, ct, sms, kn, gl, p):
     """A warp ran out of instructions and has nothing in flight: retire it (and maybe its CTA)."""
     wp.w[g, W_DONE] = 1
+    if wp.wlog.shape[0] > 0:
+        _log_warp(g, t, wp, ct)
     n = sc.s[q, S_N]
     pos = 0
     while pos < n and sc.order[q, pos] != g:

@@ -70,6 +70,7 @@ from warpsim.timing.state import (
     W_CTA,
     W_DONE,
     W_END,
+    W_ISSUE,
     W_NEXT,
     W_READY,
     W_USED,
@@ -145,7 +146,7 @@ class Simulator:
     """Holds the whole timing-model state for one run over a command stream."""
 
     def __init__(self, gpu, *, ts_interval: int = 500, memory_model: str | None = None,
-                 issue_log: int = 0) -> None:
+                 issue_log: int = 0, warp_log: int = 0, block_log: int = 0) -> None:
         self.gpu = gpu
         sm = gpu.sm
         self.n_sms = sm.count
@@ -164,7 +165,9 @@ class Simulator:
         n_ctas = sm.count * sm.max_ctas
         self.queue_cap = 2 * n_ctas
         self.regs = 256
-        self.wp = new_warps(n_warps, self.regs)
+        self.wp = new_warps(n_warps, self.regs, warp_log, block_log)
+        self.log_read = [0, 0]                 # sampling logs: rows already handed to the controller
+        self.block_ids_of: dict[int, Callable] = {}   # kernel slot -> pcs -> block id + 1 (block log)
         self.sc = new_schedulers(sm.count, sm.sub_cores, sm.max_warps, int(max(per_core.max(), 1)))
         self.ct = new_ctas(n_ctas)
         self.sm = new_sms(sm.count)
@@ -211,6 +214,8 @@ class Simulator:
                         start_cycle=int(kk[slot, K_START]))
         run.snapshot = self._snapshot()
         self.running[slot] = run
+        if self.wp.blog.shape[0] > 0:
+            self.block_ids_of[slot] = block_marker(src)
         self.refill(slot)
         kk[slot, K_ACTIVE] = 1
         return slot
@@ -240,7 +245,7 @@ class Simulator:
         ids = free[:len(batch)]
         if ids.size < len(batch):
             raise WarpsimError("internal: out of CTA block entries")
-        self.arena.load(batch, slot, ids, self.wp, self.ct)
+        self.arena.load(batch, slot, ids, self.wp, self.ct, self.block_ids_of.get(slot))
         if self.arena.max_reg >= self.regs:
             self._grow_registers(self.arena.max_reg + 1)
         cap = self.queue_cap
@@ -294,9 +299,12 @@ class Simulator:
         their memory requests return (which the model still simulates, so nothing is left dangling)."""
         run = self.running[slot]
         v = self.view(slot)
+        ctas = np.flatnonzero(self.ct.c[:, C_KERNEL] == slot)
+        placed = np.sort(self.wp.w[self.ct.warps[ctas, 0], W_ISSUE]) if ctas.size else np.zeros(0, np.int64)
         run.stop = StopRecord(cycle=v.cycle, elapsed=v.elapsed, launch_latency=v.start_cycle - v.launch_cycle,
                               warp_instructions=v.warp_instructions,
-                              thread_instructions=v.thread_instructions, ctas_done=v.ctas_done, reason=reason)
+                              thread_instructions=v.thread_instructions, ctas_done=v.ctas_done, reason=reason,
+                              resident_placed=tuple(int(x) for x in placed))
         kk = self.kn.k
         cap = self.queue_cap
         positions = np.arange(int(kk[slot, K_QHEAD]), int(kk[slot, K_QTAIL]), dtype=np.int64) % cap
@@ -305,7 +313,6 @@ class Simulator:
         kk[slot, K_MORE] = 0
         run.ctas = iter(())
         t = v.cycle
-        ctas = np.flatnonzero(self.ct.c[:, C_KERNEL] == slot)
         self.ct.c[ctas, C_BAR_COUNT] = 0
         w = self.wp.w
         warps = np.flatnonzero(np.isin(w[:, W_CTA], ctas) & (w[:, W_USED] != 0) & (w[:, W_DONE] == 0))
@@ -317,6 +324,19 @@ class Simulator:
         scheds = np.unique((warps // per_sm) * p[P_SUB_CORES] + (warps % per_sm) % p[P_SUB_CORES])
         s = self.sc.s
         s[scheds, S_WAKE] = np.minimum(s[scheds, S_WAKE], t)
+
+    def drain_logs(self) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """Sampling logs written since the last call: (warp rows, block rows, warp rows lost, block
+        rows lost to the rings wrapping). Rows in the order written (state.WL_* / BL_* columns)."""
+        out = []
+        for x, ring in enumerate((self.wp.wlog, self.wp.blog)):
+            total, cap = int(self.wp.lg[x]), ring.shape[0]
+            new = total - self.log_read[x]
+            take = min(new, cap)
+            rows = (np.arange(total - take, total) % cap) if cap else np.zeros(0, np.int64)
+            out.append((ring[rows].copy(), new - take))
+            self.log_read[x] = total
+        return out[0][0], out[1][0], out[0][1], out[1][1]
 
     # ---- the loop ------------------------------------------------------------------------
     def _args(self):
@@ -372,6 +392,8 @@ class Simulator:
                 self.g0 = g0._replace(ts=np.concatenate([g0.ts, np.zeros_like(g0.ts)]))
             elif status == core.MAX_CYCLES and t < t_stop:      # a controller check, not the user's limit
                 assert controller is not None
+                if hasattr(controller, "observe_logs"):
+                    controller.observe_logs(*self.drain_logs())
                 for slot, reason in controller.check([self.view(s) for s in self.running]).items():
                     if slot in self.running and self.running[slot].stop is None:
                         self.stop_kernel(slot, reason)
@@ -427,7 +449,9 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
 
     `issue_log` > 0 records (cycle, warp slot, arena index) of that many first issues.
     """
-    sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model, issue_log=issue_log)
+    sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model, issue_log=issue_log,
+                    warp_log=int(getattr(controller, "warp_log", 0) or 0),
+                    block_log=int(getattr(controller, "block_log", 0) or 0))
     # The cyclic collector is paused for the run: it kept re-scanning numba's and the configs'
     # objects whenever CTA building allocated (measured: 5-6 % of a memory-bound run). What a run
     # allocates is freed by reference counting; anything cyclic is collected once it returns.
@@ -438,3 +462,33 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
     finally:
         if was_enabled:
             gc.enable()
+
+
+def block_marker(src) -> Callable:
+    """pcs -> basic-block id + 1 at block starts (0 elsewhere) for the block log. The blocks are
+    the functional profile's (ids index its BBVs) when the launch has one; otherwise a block
+    starts after each branch, barrier or exit and is identified by its start pc."""
+    from warpsim.ir.kinds import InstKind
+
+    prof = getattr(src, "profile", None)
+    if prof is not None and len(getattr(prof, "block_pcs", ())):
+        pcs = np.asarray(prof.block_pcs, dtype=np.int64)
+        order = np.argsort(pcs, kind="stable")
+        spcs = pcs[order]
+
+        def by_profile(w) -> np.ndarray:
+            pc = np.asarray(w.pc, dtype=np.int64)
+            pos = np.minimum(np.searchsorted(spcs, pc), len(spcs) - 1)
+            hit = spcs[pos] == pc
+            return np.where(hit, order[pos] + 1, 0)
+        return by_profile
+    ends = (int(InstKind.BRANCH), int(InstKind.BARRIER), int(InstKind.EXIT))
+
+    def by_kind(w) -> np.ndarray:
+        n = len(w)
+        start = np.zeros(n, dtype=bool)
+        if n:
+            start[0] = True
+            start[1:] = np.isin(w.kind[:-1], ends)
+        return np.where(start, np.asarray(w.pc, dtype=np.int64) + 1, 0)
+    return by_kind

@@ -16,12 +16,17 @@ from warpsim.timing.cta_scheduler import finish_warp, release_barrier
 from warpsim.timing.memory import mem_issue
 from warpsim.timing.state import (
     BARRIER,
+    BL_BLOCK,
+    BL_CYCLE,
+    BL_KERNEL,
+    BL_WARP,
     C_BAR_COUNT,
     C_KERNEL,
     C_WARPS_LEFT,
     G_LOG_N,
     G_TINST,
     G_WINST,
+    I_BB,
     I_DST,
     I_FLAGS,
     I_KIND,
@@ -36,6 +41,7 @@ from warpsim.timing.state import (
     ISSUED,
     K_TINST,
     K_WINST,
+    LG_BLOCKS,
     MEMORY,
     NO_INSTRUCTION,
     P_ACTIVE_SET,
@@ -81,6 +87,17 @@ def popcount32(x):
     x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F
     return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+@jit
+def _log_block(g, t, block, wp, ct):
+    n = wp.lg[LG_BLOCKS]
+    r = n % wp.blog.shape[0]
+    wp.blog[r, BL_KERNEL] = ct.c[wp.w[g, W_CTA], C_KERNEL]
+    wp.blog[r, BL_WARP] = g
+    wp.blog[r, BL_BLOCK] = block
+    wp.blog[r, BL_CYCLE] = t
+    wp.lg[LG_BLOCKS] = n + 1
 
 
 @jit_inline
@@ -175,6 +192,8 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
             if done > w[g, W_LAST_COMPLETE]:
                 w[g, W_LAST_COMPLETE] = done
         w[g, W_NEXT] = i + 1
+        if inst[i, I_BB] > 0 and wp.blog.shape[0] > 0:    # sampling hook: a basic block starts
+            _log_block(g, t, inst[i, I_BB] - 1, wp, ct)
         nlog = gl.g[G_LOG_N]
         if nlog < gl.log.shape[0]:
             gl.log[nlog, 0] = t

@@ -41,7 +41,8 @@ POLICIES = {"gto": 0, "lrr": 1, "two_level": 2}
 I_KIND, I_UNIT, I_LAT, I_FLAGS, I_SPACE, I_WIDTH, I_MASK, I_MROW = range(8)
 I_DST = 8                      # MAX_DST columns
 I_SRC = I_DST + MAX_DST        # MAX_SRC columns
-N_ICOLS = I_SRC + MAX_SRC
+I_BB = I_SRC + MAX_SRC         # basic-block id + 1 where the instruction starts a block, else 0
+N_ICOLS = I_BB + 1
 
 # Blocks.info columns
 B_INST_START, B_INST_LEN, B_ADDR_START, B_ADDR_LEN, B_NWARPS, B_LIVE, B_KERNEL = range(7)
@@ -49,9 +50,18 @@ N_BCOLS = 7
 
 # Warps.w columns. W_READY/W_BLOCKED cache why a warp could not issue and the earliest cycle it
 # might: a lower bound, reset by whatever can make it ready sooner (memory reply, barrier release).
+# W_ISSUE: the cycle the warp was placed (Photon's issue time of a warp).
 (W_USED, W_DONE, W_NEXT, W_END, W_CTA, W_AGE, W_AT_BAR, W_OUTSTANDING, W_LAST_COMPLETE, W_READY,
- W_BLOCKED) = range(11)
-N_WCOLS = 11
+ W_BLOCKED, W_ISSUE) = range(12)
+N_WCOLS = 12
+
+# Sampling logs (rings; `Warps.lg` holds the running totals written, Python reads what is new).
+# Warp log: one row per finished warp; block log: one row per basic-block entry (first issue).
+WL_KERNEL, WL_WARP, WL_CTA, WL_ISSUE, WL_FINISH = range(5)
+N_WLCOLS = 5
+BL_KERNEL, BL_WARP, BL_BLOCK, BL_CYCLE = range(4)
+N_BLCOLS = 4
+LG_WARPS, LG_BLOCKS = range(2)
 
 # Schedulers.s columns
 S_N, S_GREEDY, S_RR, S_WAKE, S_LAST_T, S_LAST_REASON = range(6)
@@ -106,6 +116,9 @@ class Warps(NamedTuple):
     w: np.ndarray        # int64 [G, N_WCOLS]
     reg: np.ndarray      # int64 [G, R] cycle a register's pending write lands (INF: memory)
     pend: np.ndarray     # int32 [G, P, 1 + MAX_DST] in-flight memory ops: used flag, dst regs
+    wlog: np.ndarray     # int64 [cap, N_WLCOLS] ring of finished warps (cap 0: off)
+    blog: np.ndarray     # int64 [cap, N_BLCOLS] ring of basic-block entries (cap 0: off)
+    lg: np.ndarray       # int64 [2] rows ever written to wlog, blog
 
 
 class Schedulers(NamedTuple):
@@ -141,7 +154,7 @@ class Params(NamedTuple):
 
 def new_arena(n_inst: int, n_addr: int) -> Arena:
     inst = np.zeros((n_inst, N_ICOLS), np.int32)
-    inst[:, I_DST:] = -1
+    inst[:, I_DST:I_BB] = -1
     return Arena(inst=inst, addr=np.zeros((n_addr, 32), np.uint64))
 
 
@@ -151,12 +164,14 @@ def new_blocks(n: int) -> Blocks:
     return Blocks(info=info, warp_off=np.zeros((n, 33), np.int64))
 
 
-def new_warps(n_slots: int, n_regs: int) -> Warps:
+def new_warps(n_slots: int, n_regs: int, warp_log: int = 0, block_log: int = 0) -> Warps:
     w = np.zeros((n_slots, N_WCOLS), np.int64)
     w[:, W_CTA] = -1
     pend = np.full((n_slots, PENDING_PER_WARP, 1 + MAX_DST), -1, np.int32)
     pend[:, :, 0] = 0
-    return Warps(w=w, reg=np.zeros((n_slots, n_regs), np.int64), pend=pend)
+    return Warps(w=w, reg=np.zeros((n_slots, n_regs), np.int64), pend=pend,
+                 wlog=np.zeros((warp_log, N_WLCOLS), np.int64),
+                 blog=np.zeros((block_log, N_BLCOLS), np.int64), lg=np.zeros(2, np.int64))
 
 
 def new_schedulers(n_sms: int, sub_cores: int, warps_per_sm: int, umax: int) -> Schedulers:

@@ -1,0 +1,275 @@
+"""`--sample auto`: per kernel, kernel-level reuse, intra-kernel sampling or full detail, each with a
+95 % interval, and the reason written into the result document.
+
+The decision per launch, from the workload's functional profile (offline) and the timing loop's
+stability signals (online):
+
+1. launches are grouped by Photon's kernel-level rule (GPU BBV distance < 0.05 and the
+   warp-count rule), and a group is split by size into octaves of warp instructions (a CPI
+   carries over between launches of similar size, not from a large launch to one 30x smaller:
+   on rodinia/gaussian small, hierarchy memory, this halved the reuse error, -2.1 % -> -1.1 %,
+   for 2 more simulated launches of 126). The first launch of a group is simulated (the first
+   two when the group has at least 4 launches: the second checks the first); every later one
+   is **reused**: cycles = launch latency + mean CPI of the group's simulated launches x its
+   own (exact, profiled) warp instructions, the CPI counted after the launch latency (a fixed
+   cost per launch, which plain CPI x instructions would scale with the size of a smaller
+   launch). Groups with two simulated launches give the CPI's spread; the spread of a reused
+   kernel is the larger of its group's and the pooled (root-mean-square) spread of all checked
+   groups. If no group has 4 launches, the largest group with at least 2 is checked so the
+   pooled spread exists. A kernel whose interval is wider than the target is still reused, but
+   flagged;
+2. a simulated launch with at least `min_waves` waves of CTAs runs under **intra-kernel
+   sampling**: Photon's warp level and PKP both watch it and the first to call it stable stops
+   it (the projection is that method's);
+3. every other launch runs in **full detail** (too short for sampling to save time).
+
+Intervals (95 %, z = 1.96), per kernel:
+* reused: z x (relative spread of the CPIs, above) x (cycles - launch latency);
+* Photon warp: z x (std of the short window's warp durations / sqrt(n)) / their mean x the
+  projected remainder (cycles after the stop);
+* PKP: z x (the IPC window's coefficient of variation at the stop) x the projected remainder;
+* simulated in full: none (0).
+The total's interval adds the kernels' variances (independent errors). These intervals hold
+the statistical noise of each signal only, not the model error of the projection rule itself;
+their coverage is measured (benchmarks/sampling), not assumed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from warpsim.errors import InputError
+from warpsim.sampling.apply import Projection
+from warpsim.sampling.photon.kernel_sampling import find_match, full_gpu_warps, signature_from_profile
+from warpsim.sampling.photon.live import PhotonController, PhotonParams
+from warpsim.sampling.pkp import KernelProjection, PkpController, PkpParams, project_kernel
+from warpsim.sampling.selection import Selection, Stratum
+from warpsim.timing.occupancy import occupancy
+
+Z = 1.96
+VERIFY_GROUP = 4          # groups at least this large simulate a second launch to check the CPI
+
+
+@dataclass
+class Decision:
+    kernel_id: int
+    action: str          # "simulated" | "intra-kernel" | "reused"
+    why: str
+    group: int           # launch id of the group's first launch
+    ci95: tuple[float, float] | None = None
+    flagged: bool = False
+
+    def to_dict(self) -> dict:
+        return {"action": self.action, "why": self.why, "group": self.group,
+                "ci95_cycles": list(self.ci95) if self.ci95 is not None else None, "flagged": self.flagged}
+
+
+@dataclass
+class AutoPlan:
+    target_error: float
+    decisions: dict[int, Decision]
+    groups: dict[int, list[int]]              # first launch -> members in launch order
+    instructions: dict[int, float]            # profiled warp instructions per launch
+    simulated: dict[int, int]                 # first launch -> how many of its group run (1 or 2)
+    latency: float                            # kernel launch latency (cycles), a fixed cost
+    intra: set[int] = field(default_factory=set)
+
+
+def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> tuple[AutoPlan, Selection]:
+    """Decide per launch (see the module docstring); returns the plan and the kernels to run."""
+    profiles = [getattr(s, "profile", None) for s in sources]
+    if any(p is None for p in profiles):
+        raise InputError("--sample auto needs warpsim's functional profile (bundled workloads and PTX); "
+                         "use pks/pka/pkp on an Accel-Sim trace", key="sample")
+    if not 0 < target_error < 1:
+        raise InputError(f"target error must be in (0, 100) %, got {target_error * 100:g}",
+                         key="target-error")
+    full_gpu = full_gpu_warps(gpu)
+    history, reps = [], []
+    groups: dict[int, list[int]] = {}
+    keyed: dict[tuple[int, int], int] = {}       # (BBV group, size octave) -> first launch
+    inst: dict[int, float] = {}
+    for src, prof in zip(sources, profiles, strict=True):
+        kid = src.info.kernel_id
+        sig = signature_from_profile(prof, label=kid)
+        inst[kid] = float(prof.counters.get("warp_insts", sig.instructions))
+        hit = find_match(sig, history, full_gpu=full_gpu)
+        if hit is None:
+            history.append(sig)
+            reps.append(kid)
+        rep = kid if hit is None else reps[hit[0]]
+        octave = math.floor(math.log2(max(inst[kid], 1.0)))
+        key = (rep, octave)
+        if key not in keyed:
+            keyed[key] = kid
+            groups[kid] = []
+        groups[keyed[key]].append(kid)
+    decisions: dict[int, Decision] = {}
+    n_sim = {first: (2 if len(m) >= VERIFY_GROUP else 1) for first, m in groups.items()}
+    if 2 not in n_sim.values():
+        multi = [f for f, m in groups.items() if len(m) >= 2]
+        if multi:
+            n_sim[max(multi, key=lambda f: len(groups[f]))] = 2
+    plan = AutoPlan(target_error, decisions, groups, inst, n_sim, float(gpu.sm.kernel_launch_latency))
+    by_id = {s.info.kernel_id: s for s in sources}
+    for first, members in groups.items():
+        for pos, kid in enumerate(members):
+            if pos >= n_sim[first]:
+                decisions[kid] = Decision(kid, "reused", f"GPU BBV and size octave match launch {first}'s "
+                                          f"group ({len(members)} launches); latency + mean CPI of its "
+                                          f"{n_sim[first]} simulated launch(es) x own instructions", first)
+                continue
+            info = by_id[kid].info
+            occ = occupancy(gpu.sm, info.threads_per_cta, info.nregs, info.shmem_bytes,
+                            where=f"kernel {kid} ({info.name})")
+            waves = info.num_ctas / max(1, occ.ctas_per_sm * gpu.sm.count)
+            role = "first launch of its group" if pos == 0 else "second launch (checks the group's CPI)"
+            if waves >= min_waves:
+                plan.intra.add(kid)
+                why = f"{role}; {waves:.1f} waves of CTAs: intra-kernel sampling (Photon warp or PKP)"
+                decisions[kid] = Decision(kid, "simulated", why, first)
+            else:
+                decisions[kid] = Decision(kid, "simulated", f"{role}; {waves:.2f} waves of CTAs "
+                                          f"(< {min_waves:g}): full detail", first)
+    strata = []
+    matches = {}
+    for first, members in groups.items():
+        sims = np.array(members[:n_sim[first]], dtype=np.int64)
+        for m in members[n_sim[first]:]:
+            matches[m] = {"represented_by": first, "ratio": inst[m]}
+        strata.append(Stratum(f"auto:{first}", np.array(members, dtype=np.int64), sims,
+                              np.ones(len(sims)), group=by_id[first].info.name))
+    sel = Selection(method="auto", kind="representative", strata=strata,
+                    parameters={"target_error": target_error, "min_waves": min_waves},
+                    metadata={"matches": matches, "groups": len(groups)},
+                    notes=["auto: per-kernel choice of reuse / intra-kernel sampling / full detail "
+                           "(the result's kernels say which and why)"])
+    return plan, sel
+
+
+class AutoController:
+    """Photon's warp level and PKP on the kernels the plan allows; the first to stop one wins."""
+
+    def __init__(self, plan: AutoPlan, sources, gpu, photon: dict | None = None,
+                 pkp: dict | None = None) -> None:
+        self.plan = plan
+        self.photon = PhotonController(PhotonParams(level="warp", **(photon or {})), sources=sources, gpu=gpu)
+        self.pkp = PkpController(PkpParams(**(pkp or {})))
+        self.interval = self.pkp.interval
+        if self.photon.interval != self.interval:
+            raise InputError("auto: Photon and PKP must look at the same interval")
+        self.warp_log = self.photon.warp_log
+        self.block_log = 0
+        self.stopped_by: dict[int, str] = {}
+        self._kid: dict[int, int] = {}
+
+    def on_launch(self, view) -> None:
+        self._kid[view.slot] = view.info.kernel_id
+        self.photon.on_launch(view)
+        self.pkp.on_launch(view)
+
+    def observe_logs(self, *rows) -> None:
+        self.photon.observe_logs(*rows)
+
+    def check(self, views) -> dict[int, str]:
+        views = [v for v in views if v.info.kernel_id in self.plan.intra]
+        a = self.photon.check(views)
+        b = self.pkp.check(views)
+        out = {}
+        for v in views:
+            kid = v.info.kernel_id
+            if v.slot in a:
+                out[v.slot], self.stopped_by[kid] = a[v.slot], "photon"
+            elif v.slot in b:
+                out[v.slot], self.stopped_by[kid] = b[v.slot], "pkp"
+        return out
+
+    def project(self, r) -> KernelProjection:
+        kid = r.info.kernel_id
+        if self.stopped_by.get(kid) == "photon":
+            return self.photon.project(kid, r.stop, r.stop.warp_instructions, r.stop.thread_instructions)
+        return project_kernel(kid, r.info.num_ctas, r.stop, self.pkp.params.from_start)
+
+    def half_width(self, kid: int, proj: KernelProjection) -> float:
+        """95 % half-width of an intra-kernel projection (module docstring)."""
+        remainder = max(0.0, proj.cycles - proj.stop.elapsed)
+        if self.stopped_by.get(kid) == "photon":
+            eng = self.photon.history[kid].warp_engine.short
+            n = eng.count
+            d = (eng._y - eng._x)[:n] if n else np.zeros(0)
+            if n < 2 or d.mean() <= 0:
+                return math.inf
+            return Z * float(d.std(ddof=1)) / math.sqrt(n) / float(d.mean()) * remainder
+        rule = self.pkp.history[kid]
+        covs = [c for e, _, c in rule.samples if e <= proj.stop.elapsed and math.isfinite(c)]
+        return Z * (covs[-1] / 100.0 if covs else 1.0) * remainder
+
+
+def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, KernelProjection]
+                ) -> tuple[Projection, dict[int, Decision]]:
+    """Project intra-kernel-stopped and reused launches, attach intervals; the total's interval
+    adds the per-kernel variances."""
+    cycles: dict[int, float] = {}
+    var: dict[int, float] = {}
+    for r in out.kernels:
+        kid = r.info.kernel_id
+        d = plan.decisions[kid]
+        if r.stop is not None:
+            proj = ctl.project(r)
+            kernels[kid] = proj
+            h = ctl.half_width(kid, proj)
+            cycles[kid] = proj.cycles
+            d.action = "intra-kernel"
+            d.why += f"; stopped by {ctl.stopped_by.get(kid, 'pkp')}: {r.stop.reason}"
+            d.ci95 = (proj.cycles - h, proj.cycles + h)
+            var[kid] = (h / Z) ** 2
+        else:
+            cycles[kid] = float(max(r.cycles, 0))
+            d.ci95 = (cycles[kid], cycles[kid])
+            var[kid] = 0.0
+    lat = plan.latency
+    cpis: dict[int, np.ndarray] = {}
+    own: dict[int, float] = {}
+    for first, members in plan.groups.items():
+        sims = members[:plan.simulated[first]]
+        cpis[first] = np.array([(cycles[k] - lat) / plan.instructions[k] for k in sims
+                                if plan.instructions[k] > 0])
+        c = cpis[first]
+        if len(c) >= 2 and c.mean() > 0:
+            own[first] = float(c.std(ddof=1) / c.mean())
+    pooled = math.sqrt(float(np.mean(np.square(list(own.values()))))) if own else math.inf
+    per_stratum = []
+    for first, members in plan.groups.items():
+        n = plan.simulated[first]
+        cpi = float(cpis[first].mean()) if len(cpis[first]) else math.nan
+        spread = max(own.get(first, 0.0), pooled)
+        total = sum(cycles[k] for k in members[:n])
+        for k in members[n:]:
+            c = lat + cpi * plan.instructions[k]
+            h = Z * spread * (c - lat)
+            d = plan.decisions[k]
+            d.ci95 = (c - h, c + h)
+            d.why += f" (CPI spread {spread:.2%}, {'own group' if spread == own.get(first) else 'pooled'})"
+            d.flagged = spread > plan.target_error
+            cycles[k] = c
+            var[k] = (h / Z) ** 2
+            total += c
+        per_stratum.append({"label": f"auto:{first}", "size": len(members), "projected": total})
+    for d in plan.decisions.values():
+        if d.ci95 is not None and d.action != "simulated":
+            c = cycles[d.kernel_id]
+            if c > 0 and (d.ci95[1] - c) / c > plan.target_error:
+                d.flagged = True
+    tot = float(sum(cycles.values()))
+    h = Z * math.sqrt(sum(var.values()))
+    sim_total = float(sum(cycles[k] for k in cycles if plan.decisions[k].action != "reused"))
+    notes = []
+    flagged = [k for k, d in plan.decisions.items() if d.flagged]
+    if flagged:
+        notes.append(f"auto: {len(flagged)} kernel(s) have a 95 % interval wider than the target "
+                     f"{plan.target_error:.1%}: {flagged[:10]}")
+    proj = Projection("auto", tot, (tot - h, tot + h), sim_total, per_stratum, notes=notes)
+    return proj, plan.decisions

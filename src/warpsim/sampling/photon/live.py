@@ -1,0 +1,284 @@
+"""Photon's warp- and basic-block-level sampling inside the timing loop (paper §4; notes §2.5-2.6).
+
+The compiled core logs every finished warp (placement cycle, finish cycle) and every basic-block
+entry (first issue of the block's leader) when a controller asks for it
+(`warpsim.timing.control`); this controller feeds those observations to the existing Photon
+engines and, through the ordinary stop hook, ends a kernel once its remaining work can be
+projected:
+
+* warp level: one `SampledEngine` per kernel over (issue, finish) of its warps (first 1024
+  discarded, windows 2048/1024, |slope - 1| <= 0.03, long/short means within 3 %); the prediction
+  is the short window's mean warp duration S;
+* BB level: one engine per block over (entry, next entry or warp finish) (windows 4096/2048);
+  once the blocks that became stable cover 95 % of the online analysis' instruction weight, every
+  remaining warp's duration is the sum along its path (its BBV row of the functional profile) of
+  the stable blocks' mean times and, for the rest, the interval model's.
+
+Projection after the stop (Photon schedules each skipped warp's completion at dispatch +
+predicted duration; we replay that dispatch analytically): the kernel's CTA slots (one wave)
+are freed in order, resident CTAs at max(stop, placed + d), and every remaining CTA takes the
+earliest free slot for its predicted duration d; the kernel ends when the last CTA does.
+
+Deviations (stated):
+* warp level: a CTA holds its slot until its slowest warp ends, so d = S x (mean CTA duration /
+  mean warp duration of the CTAs seen after the warm-up) instead of S;
+* BB level needs the functional profile's per-warp BBVs (bundled workloads and PTX); on an
+  Accel-Sim trace only warp level is available;
+* skipped warps are not re-executed functionally: the emulator already produced every result
+  later kernels read (the timing model replays recorded traces), which is what Photon's
+  functional execution of skipped warps guarantees.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from warpsim.errors import InputError
+from warpsim.sampling.photon.bb_sampling import COVERAGE_THRESHOLD, BBSampler, IntervalLatencies, bb_rates
+from warpsim.sampling.photon.bbv import analysed_warps
+from warpsim.sampling.photon.stability import BB_LONG_WINDOW, DELTA, WARMUP, WARP_LONG_WINDOW, SampledEngine
+from warpsim.sampling.pkp import KernelProjection
+from warpsim.timing.control import KernelView, StopRecord
+from warpsim.timing.state import (
+    BL_BLOCK,
+    BL_CYCLE,
+    BL_KERNEL,
+    BL_WARP,
+    WL_CTA,
+    WL_FINISH,
+    WL_ISSUE,
+    WL_KERNEL,
+    WL_WARP,
+)
+
+LEVELS = ("both", "warp", "bb")
+
+
+@dataclass(frozen=True)
+class PhotonParams:
+    """The paper's / artifact's parameters (notes §2.5, §2.6)."""
+
+    level: str = "both"
+    warp_delta: float = DELTA            # -sampled-threshold
+    bb_delta: float = DELTA              # -branch-sampled-threshold (0.01 in later ports)
+    warmup: int = WARMUP
+    warp_window: int = WARP_LONG_WINDOW  # long window; the short one is half
+    bb_window: int = BB_LONG_WINDOW
+    coverage: float = COVERAGE_THRESHOLD
+    interval: int = 500                  # cycles between looks at the logs
+    warp_log: int = 1 << 16              # ring capacities (rows) of the core's logs
+    block_log: int = 1 << 18
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise InputError(f"Photon level must be one of {', '.join(LEVELS)}, got {self.level!r}")
+        if not (0 < self.warp_delta < 1 and 0 < self.bb_delta < 1 and 0 < self.coverage <= 1):
+            raise InputError("Photon thresholds must be in (0, 1)")
+        if self.warp_window < 4 or self.bb_window < 4 or self.warmup < 0 or self.interval < 1:
+            raise InputError("Photon windows must be >= 4 observations, warm-up >= 0, interval >= 1")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class KernelWatch:
+    """What the controller tracks for one running kernel."""
+
+    kernel_id: int
+    total_ctas: int
+    warps_per_cta: int
+    wave: int
+    launch_cycle: int
+    warp_engine: SampledEngine | None
+    bb: BBSampler | None
+    bbv: np.ndarray | None = None          # [warps in grid, blocks] of the functional profile
+    open_blocks: dict[int, tuple[int, int]] = field(default_factory=dict)   # warp slot -> (block, entry)
+    # (CTA slot, placement cycle) -> [latest warp finish, warps finished]
+    ctas: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    warps_seen: int = 0
+    cta_durations: list[int] = field(default_factory=list)
+    warp_sum: float = 0.0                  # sum of warp durations after the warm-up
+    warp_n: int = 0
+    lost_blocks: int = 0
+    mode: str = ""                         # "warp" | "bb" once decided
+    notes: list[str] = field(default_factory=list)
+
+
+class PhotonController:
+    """The timing model's sampling controller for Photon's warp and BB levels."""
+
+    def __init__(self, params: PhotonParams | None = None, *, sources=None, gpu=None) -> None:
+        self.params = params or PhotonParams()
+        self.interval = self.params.interval
+        self.warp_log = self.params.warp_log
+        bb = self.params.level in ("both", "bb")
+        self.block_log = self.params.block_log if bb else 0
+        self.sources = {s.info.kernel_id: s for s in (sources or [])}
+        self.latencies = IntervalLatencies.from_gpu(gpu) if gpu is not None else IntervalLatencies.uniform()
+        self.watch: dict[int, KernelWatch] = {}     # by slot, running kernels
+        self.history: dict[int, KernelWatch] = {}   # by kernel id
+
+    # ---- controller protocol -----------------------------------------------------------
+    def on_launch(self, view: KernelView) -> None:
+        p = self.params
+        info = view.info
+        src = self.sources.get(info.kernel_id)
+        prof = getattr(src, "profile", None)
+        w = KernelWatch(info.kernel_id, info.num_ctas, info.warps_per_cta, view.wave, view.launch_cycle,
+                        None, None)
+        if p.level in ("both", "warp"):
+            w.warp_engine = SampledEngine(p.warp_window, None, p.warp_delta, p.warmup)
+        if p.level in ("both", "bb"):
+            if prof is None or not len(getattr(prof, "block_sizes", ())):
+                w.notes.append("Photon BB level off: no functional profile (per-warp BBVs) for this kernel")
+            else:
+                w.bbv = np.asarray(prof.bbv)
+                rows = analysed_warps(info.num_ctas, info.warps_per_cta)
+                rows = rows[rows < w.bbv.shape[0]]
+                rates = bb_rates(w.bbv[rows], np.asarray(prof.block_sizes))
+                code = None
+                if getattr(src, "kernel", None) is not None:
+                    from warpsim.sampling.photon.bb_sampling import static_block_codes
+
+                    code = static_block_codes(src.kernel)
+                w.bb = BBSampler(rates, self.latencies, code, long_window=p.bb_window, delta=p.bb_delta,
+                                 warmup=p.warmup, coverage_threshold=p.coverage)
+        self.watch[view.slot] = w
+        self.history[info.kernel_id] = w
+
+    def observe_logs(self, wrows: np.ndarray, brows: np.ndarray, wlost: int, blost: int) -> None:
+        """Feed the new log rows, in time order (a warp's finish before a block entry of the
+        next warp placed in its slot: that entry is at least one cycle later)."""
+        if blost:
+            for w in self.watch.values():
+                w.open_blocks.clear()
+                w.lost_blocks += blost
+        t = np.concatenate([wrows[:, WL_FINISH], brows[:, BL_CYCLE]])
+        kind = np.concatenate([np.zeros(len(wrows), np.int64), np.ones(len(brows), np.int64)])
+        order = np.lexsort((kind, t))
+        nw = len(wrows)
+        for x in order:
+            if x < nw:
+                r = wrows[x]
+                w = self.watch.get(int(r[WL_KERNEL]))
+                if w is not None:
+                    self._warp_done(w, int(r[WL_WARP]), int(r[WL_CTA]), int(r[WL_ISSUE]), int(r[WL_FINISH]))
+            else:
+                r = brows[x - nw]
+                w = self.watch.get(int(r[BL_KERNEL]))
+                if w is not None and w.bb is not None:
+                    g, cyc = int(r[BL_WARP]), int(r[BL_CYCLE])
+                    prev = w.open_blocks.get(g)
+                    if prev is not None:
+                        w.bb.observe(prev[0], prev[1], cyc)
+                    w.open_blocks[g] = (int(r[BL_BLOCK]), cyc)
+
+    def _warp_done(self, w: KernelWatch, g: int, c: int, issue: int, finish: int) -> None:
+        w.warps_seen += 1
+        if w.warp_engine is not None:
+            w.warp_engine.observe(issue, finish)
+        if w.bb is not None:
+            prev = w.open_blocks.pop(g, None)
+            if prev is not None:
+                w.bb.observe(prev[0], prev[1], finish)
+        if w.warps_seen > self.params.warmup:
+            w.warp_sum += finish - issue
+            w.warp_n += 1
+            acc = w.ctas.setdefault((c, issue), [finish, 0])
+            acc[0] = max(acc[0], finish)
+            acc[1] += 1
+            if acc[1] == w.warps_per_cta:
+                w.cta_durations.append(acc[0] - issue)
+                del w.ctas[(c, issue)]
+
+    def check(self, views: list[KernelView]) -> dict[int, str]:
+        stop: dict[int, str] = {}
+        for v in views:
+            w = self.watch.get(v.slot)
+            if w is None or w.mode or v.ctas_done + v.ctas_resident >= w.total_ctas:
+                continue            # nothing left to skip: let it finish in detail
+            if w.warp_engine is not None and w.warp_engine.enabled:
+                w.mode = "warp"
+                stop[v.slot] = (f"Photon warp level: {w.warps_seen} warps seen, slope stable within "
+                                f"{self.params.warp_delta}, predicted warp duration "
+                                f"{w.warp_engine.prediction:.1f} cycles")
+            elif w.bb is not None and w.bb.enabled:
+                w.mode = "bb"
+                stop[v.slot] = (f"Photon BB level: stable blocks cover {w.bb.coverage:.1%} of the analysed "
+                                f"instructions ({len(w.bb.stable_blocks)} blocks)")
+        return stop
+
+    # ---- projection --------------------------------------------------------------------
+    def project(self, kernel_id: int, stop: StopRecord, winst: int, tinst: int) -> KernelProjection:
+        """Projected cycles of a kernel the controller stopped (see the module docstring)."""
+        w = self.history[kernel_id]
+        resident = np.asarray(stop.resident_placed, dtype=np.float64)
+        done, n_res = stop.ctas_done, len(resident)
+        remaining = max(0, w.total_ctas - done - n_res)
+        now = stop.cycle
+        if w.mode == "warp":
+            s = float(w.warp_engine.prediction)
+            ratio = (float(np.mean(w.cta_durations)) / (w.warp_sum / w.warp_n)
+                     if w.cta_durations and w.warp_n and w.warp_sum > 0 else 1.0)
+            d_res = np.full(n_res, s * ratio)
+            d_rem = np.full(remaining, s * ratio)
+            detail = {"warp_duration": s, "cta_to_warp_ratio": ratio}
+        else:
+            bt = self._block_times(w)
+            wpc = w.warps_per_cta
+            per_warp = w.bbv @ bt
+            per_cta = per_warp[: (len(per_warp) // wpc) * wpc].reshape(-1, wpc).max(axis=1)
+            d_res = per_cta[done:done + n_res]
+            d_rem = per_cta[done + n_res:done + n_res + remaining]
+            detail = {"stable_blocks": len(w.bb.stable_blocks), "coverage": w.bb.coverage}
+        end = dispatch_end(now, resident, d_res, d_rem, max(w.wave, 1))
+        cycles = end - w.launch_cycle
+        scale = w.total_ctas / (done + 1)
+        detail.update({"mode": w.mode, "ctas_done": done, "ctas_resident": n_res, "ctas_projected": remaining,
+                       "stop_cycle": now, "reason": stop.reason, "warps_observed": w.warps_seen})
+        if w.lost_blocks:
+            detail["block_log_rows_lost"] = w.lost_blocks
+        return KernelProjection(kernel_id=kernel_id, cycles=float(cycles), warp_instructions=scale * winst,
+                                thread_instructions=scale * tinst, stop=stop, total_ctas=w.total_ctas,
+                                kind="photon", details=detail)
+
+    def _block_times(self, w: KernelWatch) -> np.ndarray:
+        """Stable blocks' means; the interval model for the others (their observed mean when the
+        block's code is unknown; 0 for blocks no warp of the grid enters)."""
+        n = w.bbv.shape[1]
+        used = w.bbv.sum(axis=0) > 0
+        out = np.zeros(n)
+        for b in np.flatnonzero(used):
+            try:
+                out[b] = w.bb.block_time(int(b))
+            except KeyError:
+                eng = w.bb.engines.get(int(b))
+                m = eng.long.mean_duration if eng is not None else math.nan
+                out[b] = m if np.isfinite(m) else 0.0
+        return out
+
+
+def dispatch_end(now: float, resident_placed: np.ndarray, d_resident: np.ndarray, d_remaining: np.ndarray,
+                 slots: int) -> float:
+    """When the last CTA ends if the resident CTAs free their slots at max(now, placed + d) and
+    each remaining CTA, in order, takes the earliest free slot of `slots` for its duration."""
+    free = [max(now, float(p) + float(d)) for p, d in zip(resident_placed, d_resident, strict=True)]
+    end = max(free) if free else float(now)
+    free += [float(now)] * max(0, slots - len(free))
+    free = sorted(free)[:slots] if len(free) > slots else free
+    if len(d_remaining) and np.all(d_remaining == d_remaining[0]):
+        f = np.sort(np.asarray(free))
+        j = np.arange(len(d_remaining))
+        fin = f[j % len(f)] + (j // len(f) + 1) * float(d_remaining[0])
+        return float(max(end, fin.max()))
+    heapq.heapify(free)
+    for d in d_remaining:
+        t = heapq.heappop(free) + float(d)
+        end = max(end, t)
+        heapq.heappush(free, t)
+    return float(end)

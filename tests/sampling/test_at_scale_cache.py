@@ -1,0 +1,64 @@
+"""benchmarks/sampling/at_scale.py: full references are cached with provenance and reused only
+while the model digest is unchanged."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import warpsim
+import warpsim.api
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench():
+    path = ROOT / "benchmarks" / "sampling" / "at_scale.py"
+    spec = importlib.util.spec_from_file_location("at_scale_bench", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class _Doc:
+    def __init__(self, cycles: int) -> None:
+        self.document = {"total": {"cycles": cycles}}
+
+
+def test_reference_is_cached_with_provenance_and_recomputed_when_the_model_changes(tmp_path, monkeypatch):
+    bench = _bench()
+    args = ("rodinia/gaussian", "tiny", "QV100", "hierarchy")
+    calls = []
+
+    def fake(target, gpu, **kw):
+        calls.append((target, gpu, kw.get("size"), kw.get("memory_model"), kw.get("sample")))
+        return _Doc(1000 + len(calls))
+
+    monkeypatch.setattr(warpsim.api, "simulate", fake)
+    doc, prov, reused = bench.full_reference(*args, tmp_path, "aaaa")
+    assert not reused and doc["total"]["cycles"] == 1001
+    assert calls == [("rodinia/gaussian", "QV100", "tiny", "hierarchy", None)]
+    stored = json.loads(bench.reference_path(tmp_path, *args).read_text())
+    assert stored["provenance"]["warpsim_version"] == warpsim.__version__
+    prov_s = stored["provenance"]
+    assert prov_s["model_digest"] == "aaaa" and prov_s["wall_seconds_end_to_end"] >= 0
+    assert stored["document"] == doc
+    doc2, _, reused2 = bench.full_reference(*args, tmp_path, "aaaa")
+    assert reused2 and doc2 == doc and len(calls) == 1           # same model: no new full run
+    doc3, _, reused3 = bench.full_reference(*args, tmp_path, "bbbb")
+    assert not reused3 and doc3["total"]["cycles"] == 1002       # the model changed: recomputed
+
+
+def test_model_digest_covers_the_timing_model(tmp_path):
+    bench = _bench()
+    src = tmp_path / "warpsim"
+    (src / "timing").mkdir(parents=True)
+    (src / "sampling").mkdir()
+    (src / "timing" / "core.py").write_text("a = 1\n")
+    (src / "sampling" / "x.py").write_text("b = 1\n")
+    d0 = bench.model_digest(src)
+    (src / "sampling" / "x.py").write_text("b = 2\n")      # sampling does not change a full run
+    assert bench.model_digest(src) == d0
+    (src / "timing" / "core.py").write_text("a = 2\n")
+    assert bench.model_digest(src) != d0
