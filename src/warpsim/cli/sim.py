@@ -77,6 +77,10 @@ def sim(
                                         "(Nsight Compute CSV, Kineto JSON, functional profile)"),
     pkp_threshold: float = typer.Option(0.25, "--pkp-threshold",
                                         help="PKP: IPC CoV (%%) that counts as stable"),
+    isa: str = typer.Option("ptx", "--isa", help="bundled workloads: simulate their ptx or the sass ptxas "
+                            "emits (docs/sass.md)"),
+    per_pc: Path | None = typer.Option(None, "--per-pc", help="SASS mode: write per-instruction issue "
+                                       "counts beside their PTX lines (CSV)"),
 ) -> None:
     """Simulate every kernel at cycle level (or a sample of the work, `--sample`) and report cycles,
     IPC, occupancy and stalls."""
@@ -100,12 +104,33 @@ def sim(
             if key not in {k.kernel_id for k, _ in info["running"]}:
                 progress.remove_task(tasks.pop(key))
 
+    target_arg = target
+    sass_sources: list = []
+    if per_pc is not None and isa != "sass":
+        from warpsim.errors import InputError
+
+        raise InputError("--per-pc needs --isa sass")
+    if isa == "sass":
+        from warpsim.api import load_commands
+        from warpsim.config import load_gpu
+        from warpsim.frontend.sass import SassKernelSource
+
+        commands, wl_name = load_commands(target, size=size, isa="sass",
+                                          binary_version=load_gpu(gpu, overrides).compute_capability,
+                                          profile=sample in ("pks", "pka", "photon-kernel"))
+        sass_sources = [c for c in commands if isinstance(c, SassKernelSource)]
+        target_arg = commands
     with progress:
-        result = simulate(target, gpu, overrides=overrides, max_cycles=max_cycles, ts_interval=interval,
+        result = simulate(target_arg, gpu, workload_name=wl_name if isa == "sass" else None,
+                          overrides=overrides, max_cycles=max_cycles, ts_interval=interval,
                           memory_model=memory, size=size, progress=on_progress, sample=sample,
                           profile=profile,
                           pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS else None)
     doc = result.document
+    if per_pc is not None:
+        from warpsim.frontend.sass.perpc import write_per_pc_csv
+
+        write_per_pc_csv(sass_sources, per_pc)
     if json_out:
         write_json(doc, json_out)
     if stats_text_out:

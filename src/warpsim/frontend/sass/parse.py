@@ -215,7 +215,8 @@ def parse_nvdisasm(text: str, path: str | None = None) -> SassModule:
         if (m := _INST_RE.match(raw)):
             if cur is None:
                 raise InputError("instruction outside any function", path=path, line=lineno, text=raw)
-            cur.insts.append(_instruction(cur.name, int(m.group(1), 16), m.group(2), file, line, path, lineno))
+            offset = int(m.group(1), 16)
+            cur.insts.append(_instruction(cur.name, offset, m.group(2), file, line, path, lineno))
             for lab in pending_labels:
                 cur.labels[lab] = cur.insts[-1].offset
             pending_labels = []
@@ -233,7 +234,8 @@ def parse_nvdisasm(text: str, path: str | None = None) -> SassModule:
                 lab = _BRANCH_TARGET_RE.search(ins.operands).group(1)      # type: ignore[union-attr]
                 off = _resolve_label(functions, f, lab)
                 if off is None:
-                    raise InputError(f"kernel {name}: offset {ins.offset:#06x}: branch to unknown label {lab}",
+                    raise InputError(f"kernel {name}: offset {ins.offset:#06x}: branch to unknown label "
+                                     f"{lab}",
                                      path=path, text=ins.text)
                 ins.target = off
     if not functions:
@@ -277,6 +279,8 @@ def _instruction(fname: str, offset: int, body: str, file: str, line: int, path:
     ins.src = tuple(dict.fromkeys(ins.src + src))[:5]
     if _BRANCH_TARGET_RE.search(operands):
         ins.target = -2                # resolved once all labels are known
-    elif ins.base in ("BRA", "CALL", "BSSY") and re.fullmatch(r"0x[0-9a-fA-F]+", operands.split(",")[-1].strip()):
-        ins.target = int(operands.split(",")[-1].strip(), 16)
+    else:
+        last = operands.split(",")[-1].strip()
+        if ins.base in ("BRA", "CALL", "BSSY") and re.fullmatch(r"0x[0-9a-fA-F]+", last):
+            ins.target = int(last, 16)
     return ins

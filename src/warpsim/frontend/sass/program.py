@@ -112,7 +112,8 @@ class SassKernel:
         self._anchor_class = [_ptx_class(fi.base) if fi.base in _ANCHOR_BASES else "" for fi in k.prog.insts]
         alive = np.zeros(len(k.ops), dtype=bool)
         for i, o in enumerate(self.origin):
-            if o >= 0 and self._anchor_class[o] and self._anchor_class[o] == _sass_class(self.insts[i], self.info[i]):
+            cls = self._anchor_class[o] if o >= 0 else ""
+            if cls and cls == _sass_class(self.insts[i], self.info[i]):
                 alive[o] = True
         has_anchor = np.zeros(nblocks, dtype=bool)
         np.logical_or.at(has_anchor, k.block_of, alive)

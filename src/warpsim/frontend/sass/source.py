@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+import numpy as np
+
 from warpsim.frontend.sass.program import SassKernel
 from warpsim.frontend.sass.walk import SassWalker
 from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource
@@ -30,8 +32,19 @@ class SassKernelSource:
         self.info: KernelInfo = replace(ptx_source.info, binary_version=sass.sm, nregs=max(sass.registers, 1),
                                         num_ir_regs=sass.num_ir_regs, extra=extra)
         self.profile = getattr(ptx_source, "profile", None)
+        n = len(sass.insts)
+        self.issue_count = np.zeros(n, dtype=np.int64)      # warp instructions per SASS instruction
+        self.thread_count = np.zeros(n, dtype=np.int64)     # active lanes summed
 
     def iter_ctas(self) -> Iterator[CtaTrace]:
         run = self.walker.run
+        pcs = self.sass.pc
+        n = pcs.size
         for cta in self.ptx_source.iter_ctas():
-            yield CtaTrace(cta.cta, [run(w) for w in cta.warps])
+            warps = [run(w) for w in cta.warps]
+            for w in warps:
+                idx = np.searchsorted(pcs, w.pc)
+                self.issue_count += np.bincount(idx, minlength=n)
+                lanes = np.bitwise_count(w.mask)
+                self.thread_count += np.bincount(idx, weights=lanes, minlength=n).astype(np.int64)
+            yield CtaTrace(cta.cta, warps)

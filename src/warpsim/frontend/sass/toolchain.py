@@ -82,7 +82,7 @@ def ptx_to_sass_text(ptx_text: str, sm: int, path: str | None = None, opt_level:
     if nvdisasm is None:
         raise InputError(NVDISASM_HINT, path=path)
     annotated = ptx_with_locs(ptx_text, path)
-    key = hashlib.sha256(f"{sm}|{opt_level}|{ptxas}|{nvdisasm}|".encode() + annotated.encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"{sm}|{opt_level}|{ptxas}|{nvdisasm}|{annotated}".encode()).hexdigest()[:24]
     cache = Path(os.environ.get("WARPSIM_SASS_CACHE", Path(tempfile.gettempdir()) / "warpsim-sass"))
     hit = cache / f"{key}.sass"
     if hit.exists():
@@ -91,7 +91,8 @@ def ptx_to_sass_text(ptx_text: str, sm: int, path: str | None = None, opt_level:
         src = Path(tmp) / PTX_FILE_TAG
         src.write_text(annotated)
         cubin = Path(tmp) / "k.cubin"
-        _run([ptxas, f"-arch=sm_{sm}", f"-O{opt_level}", "-lineinfo", str(src), "-o", str(cubin)], "ptxas", path)
+        _run([ptxas, f"-arch=sm_{sm}", f"-O{opt_level}", "-lineinfo", str(src), "-o", str(cubin)], "ptxas",
+             path)
         text = _run([nvdisasm, "-c", "-g", str(cubin)], "nvdisasm", path).stdout
     cache.mkdir(parents=True, exist_ok=True)
     tmp_out = hit.with_suffix(f".{os.getpid()}.tmp")

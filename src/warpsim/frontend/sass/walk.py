@@ -125,7 +125,7 @@ class SassWalker:
         return all(self._terminal[b] for b in g.path_block[pos:])
 
     def _evaluate(self, g: _Group, bi: int, pos: int, depth: int = 0) -> tuple[int, int, int, int]:
-        """(usable, full, consumed, -depth) for entering block `bi` at path position `pos`; higher is better."""
+        """(usable, full, consumed, -depth) of entering block `bi` at path position `pos` (higher: better)."""
         blk = self.sk.blocks[bi]
         if blk.has_call or blk.term in (T_CALL, T_RET):
             return _NEG
@@ -159,8 +159,8 @@ class SassWalker:
             return -1 if self._at_end(g, g.pos) else blk.fall
         if t in (T_CALL, T_RET):
             last = self.sk.insts[blk.end - 1]
-            raise InputError(f"kernel {self.sk.name}: offset {last.offset:#06x}: SASS subroutine calls are not "
-                             "supported in SASS mode", path=self.sk.path, text=last.text)
+            raise InputError(f"kernel {self.sk.name}: offset {last.offset:#06x}: SASS subroutine calls "
+                             "are not supported in SASS mode", path=self.sk.path, text=last.text)
         a = self._evaluate(g, blk.taken, g.pos)
         b = self._evaluate(g, blk.fall, g.pos) if blk.fall >= 0 else _NEG
         if a[0] <= 0 and b[0] <= 0:
