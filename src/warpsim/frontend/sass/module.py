@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import lzma
 from pathlib import Path
 
 from warpsim.errors import InputError
@@ -19,8 +20,9 @@ def ptx_digest(ptx_text: str) -> str:
 
 
 def shipped_sass_path(ptx_path: str | Path, sm: int) -> Path:
+    """Where a bundled workload ships its disassembly: `<name>.sm_XY.sass.xz` beside `<name>.ptx`."""
     p = Path(ptx_path)
-    return p.with_name(f"{p.stem}.sm_{sm}.sass")
+    return p.with_name(f"{p.stem}.sm_{sm}.sass.xz")
 
 
 def with_digest(sass_text: str, ptx_text: str) -> str:
@@ -32,7 +34,7 @@ def sass_text_for(ptx_text: str, sm: int, ptx_path: str | None = None) -> str:
     if ptx_path is not None:
         shipped = shipped_sass_path(ptx_path, sm)
         if shipped.exists():
-            text = shipped.read_text()
+            text = lzma.decompress(shipped.read_bytes()).decode()
             first = text.split("\n", 1)[0]
             if first == f"{HASH_PREFIX}{ptx_digest(ptx_text)}":
                 return text
@@ -65,3 +67,26 @@ class SassCache:
 
 
 DEFAULT_CACHE = SassCache()
+
+
+def ship(ptx_paths: list[Path], sm: int) -> list[Path]:
+    """Write `<name>.sm_XY.sass.xz` (digest-stamped) beside each PTX; needs ptxas and nvdisasm."""
+    out = []
+    for p in ptx_paths:
+        text = p.read_text()
+        sass = with_digest(ptx_to_sass_text(text, sm, str(p)), text)
+        dst = shipped_sass_path(p, sm)
+        dst.write_bytes(lzma.compress(sass.encode(), preset=9 | lzma.PRESET_EXTREME))
+        out.append(dst)
+    return out
+
+
+if __name__ == "__main__":      # python -m warpsim.frontend.sass.module [SM]: refresh the bundled SASS
+    import sys
+
+    from warpsim.workloads.registry import all_workloads
+
+    target = int(sys.argv[1]) if len(sys.argv) > 1 else 75
+    paths = sorted({Path(w.ptx_path) for w in all_workloads()})
+    for written in ship(paths, target):
+        print(written)

@@ -115,6 +115,16 @@ class SassKernel:
             cls = self._anchor_class[o] if o >= 0 else ""
             if cls and cls == _sass_class(self.insts[i], self.info[i]):
                 alive[o] = True
+        # per PTX block only its strongest surviving class anchors it: memory operations, else barriers,
+        # else branches (a loop-guard branch ptxas attributes to the loop's branch is not an iteration)
+        rank = {"mem": 3, "sync": 2, "ctl": 1, "": 0}
+        best = np.zeros(nblocks, dtype=np.int64)
+        for j in np.flatnonzero(alive):
+            b = int(k.block_of[j])
+            best[b] = max(best[b], rank[self._anchor_class[j]])
+        for j in np.flatnonzero(alive):
+            if rank[self._anchor_class[j]] < best[int(k.block_of[j])]:
+                alive[j] = False
         has_anchor = np.zeros(nblocks, dtype=bool)
         np.logical_or.at(has_anchor, k.block_of, alive)
         # a PTX block none of whose anchors survive is covered by the presence of any of its instructions

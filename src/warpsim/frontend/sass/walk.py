@@ -275,13 +275,23 @@ class SassWalker:
                 mem_src.append(pairs)
 
     def _find(self, g: _Group, origin: int, span: tuple[int, int], k: int) -> int:
-        """The k-th PTX step of `origin` within the visited path span (widened by one block each side)."""
+        """The k-th PTX step of `origin` within the visited path span; past it, the next block's (code
+        hoisted above a branch), then the previous block's (code sunk below one)."""
         if origin < 0:
             return -1
-        lo = g.path_start[max(span[0] - 1, 0)]
-        hi = g.path_start[min(span[1] + 1, len(g.path_start) - 1)]
+        lo, hi = g.path_start[span[0]], g.path_start[span[1]]
         hits = np.flatnonzero(self._step_idx(g, lo, hi) == origin)
-        return int(g.steps[lo + hits[k]]) if k < hits.size else -1
+        if k < hits.size:
+            return int(g.steps[lo + hits[k]])
+        k -= hits.size
+        nxt = g.path_start[min(span[1] + 1, len(g.path_start) - 1)]
+        after = np.flatnonzero(self._step_idx(g, hi, nxt) == origin)
+        if k < after.size:
+            return int(g.steps[hi + after[k]])
+        k -= after.size
+        prv = g.path_start[max(span[0] - 1, 0)]
+        before = np.flatnonzero(self._step_idx(g, prv, lo) == origin)
+        return int(g.steps[prv + before[k]]) if k < before.size else -1
 
     def _nearest(self, g: _Group, origin: int, pos: int) -> int:
         if origin < 0:
