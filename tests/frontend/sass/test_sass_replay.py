@@ -91,7 +91,8 @@ def test_per_pc_counts(tmp_path):
     rows = {r["pc"]: r for r in csv.DictReader(path.open())}
     assert rows["0x0050"]["issue_count"] == "2" and rows["0x0050"]["thread_instructions"] == "24"
     assert rows["0x0090"]["issue_count"] == "2" and rows["0x0090"]["thread_instructions"] == "40"
-    assert rows["0x0090"]["ptx_line"] == "44" and rows["0x0090"]["ptx_instruction"].startswith("ld.global.f32")
+    assert rows["0x0090"]["ptx_line"] == "44"
+    assert rows["0x0090"]["ptx_instruction"].startswith("ld.global.f32")
     assert rows["0x00f0"]["issue_count"] == "0"
 
 
@@ -117,10 +118,11 @@ def _global_traffic(w) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-@pytest.mark.parametrize("workload", ["polybench/gemm", "rodinia/lud", "rodinia/bfs"])
+@pytest.mark.parametrize("workload", ["polybench/gemm", pytest.param("rodinia/lud", marks=pytest.mark.slow),
+                                      pytest.param("rodinia/bfs", marks=pytest.mark.slow)])
 def test_replay_reproduces_ptx_global_traffic(workload):
-    """ptxas unrolls gemm's loop 4x/2x/1x, if-converts lud's loads and diverges in lud and bfs: per warp,
-    the SASS stream's global accesses must be exactly the PTX emulator's."""
+    """ptxas unrolls gemm's loop 4x/2x/1x, if-converts lud's loads and diverges in lud and bfs: per
+    warp, the SASS stream's global accesses must be exactly the PTX emulator's."""
     from warpsim.api import load_commands
     from warpsim.frontend.sass import sass_commands
 

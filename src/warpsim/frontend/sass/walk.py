@@ -23,6 +23,7 @@ from warpsim.ir.kinds import MemSpace
 from warpsim.ir.records import WARP_SIZE, WarpTrace
 
 LOOKAHEAD_DEPTH = 8
+CACHE_ENTRIES = 4096
 _NEG = (-1, 0, 0, 0)         # evaluation of a candidate that must not be taken
 
 
@@ -66,6 +67,8 @@ class SassWalker:
         self._visible = sk.ptx_visible
         self._terminal = sk.ptx_terminal
         self._cache: dict[bytes, tuple] = {}
+        self._pcs = np.zeros(0, dtype=np.uint32)
+        self._memo: dict[int, tuple] = {}
 
     # --- groups ---------------------------------------------------------------------------------
     def _groups(self, w: WarpTrace) -> list[_Group]:
@@ -125,7 +128,20 @@ class SassWalker:
         return all(self._terminal[b] for b in g.path_block[pos:])
 
     def _evaluate(self, g: _Group, bi: int, pos: int, depth: int = 0) -> tuple[int, int, int, int]:
-        """(usable, full, consumed, -depth) of entering block `bi` at path position `pos` (higher: better)."""
+        """(usable, full, consumed, -depth) of entering block `bi` at path position `pos` (higher: better).
+
+        Memoised per decision (`self._memo`, keyed by block: `g` and `pos` are fixed within one)."""
+        memo = self._memo
+        hit = memo.get(bi)
+        if hit is not None:
+            at, res = hit
+            return res if res[0] <= 0 else res[:3] + (res[3] - (depth - at),)
+        memo[bi] = (depth, (0, 0, 0, 0))                # cycle guard
+        res = self._evaluate_block(g, bi, pos, depth)
+        memo[bi] = (depth, res)
+        return res
+
+    def _evaluate_block(self, g: _Group, bi: int, pos: int, depth: int) -> tuple[int, int, int, int]:
         blk = self.sk.blocks[bi]
         if blk.has_call or blk.term in (T_CALL, T_RET):
             return _NEG
@@ -161,7 +177,9 @@ class SassWalker:
             last = self.sk.insts[blk.end - 1]
             raise InputError(f"kernel {self.sk.name}: offset {last.offset:#06x}: SASS subroutine calls "
                              "are not supported in SASS mode", path=self.sk.path, text=last.text)
+        self._memo = {}
         a = self._evaluate(g, blk.taken, g.pos)
+        self._memo = {}
         b = self._evaluate(g, blk.fall, g.pos) if blk.fall >= 0 else _NEG
         if a[0] <= 0 and b[0] <= 0:
             self.stats.unmatched_branches += 1
@@ -175,10 +193,28 @@ class SassWalker:
 
     # --- one warp ---------------------------------------------------------------------------------
     def warp(self, w: WarpTrace) -> WarpTrace:
+        """Warps whose PTX streams (pcs and masks) are identical replay identically: cached."""
         self.stats.warps += 1
+        key = w.pc.tobytes() + w.mask.tobytes()
+        hit = self._cache.get(key)
+        if hit is None:
+            before = (self.stats.unmatched_branches, self.stats.leftover_blocks)
+            hit = self._replay(w)
+            delta = (self.stats.unmatched_branches - before[0], self.stats.leftover_blocks - before[1])
+            if len(self._cache) >= CACHE_ENTRIES:
+                self._cache.clear()
+            self._cache[key] = hit + (delta,)
+        else:
+            self.stats.unmatched_branches += hit[3][0]
+            self.stats.leftover_blocks += hit[3][1]
+        if not hit[0]:
+            return WarpTrace.empty()
+        return self._build(hit[0], hit[1], hit[2], w)
+
+    def _replay(self, w: WarpTrace) -> tuple[list[int], list[int], list[list[tuple[int, int]]]]:
         groups = self._groups(w)
         if not groups:
-            return WarpTrace.empty()
+            return [], [], []
         sk = self.sk
         seq: list[int] = []                 # SASS instruction indices
         masks: list[int] = []
@@ -230,7 +266,7 @@ class SassWalker:
                 stack.append([nb, nexts[nb], rpc if rpc >= 0 else -2])
             if rpc < 0:
                 top[1] = []
-        return self._build(seq, masks, mem_src, w)
+        return seq, masks, mem_src
 
     def _fix_branch_mask(self, blk, gids, groups, nexts, masks) -> None:
         """A conditional BRA/EXIT's mask holds the lanes that take it (as NVBit records it)."""
@@ -319,26 +355,27 @@ class SassWalker:
         is_mem = sk.space[idx] != 0
         mem_row = np.full(n, -1, dtype=np.int32)
         mem_row[is_mem] = np.arange(int(is_mem.sum()), dtype=np.int32)
-        addr = np.zeros((len(mem_src), WARP_SIZE), dtype=np.uint64)
-        lanes = np.arange(WARP_SIZE, dtype=np.uint32)
-        mask_arr = np.asarray(masks, dtype=np.uint32)
-        mem_masks = mask_arr[is_mem]
+        n_mem = len(mem_src)
+        addr = np.zeros((n_mem, WARP_SIZE), dtype=np.uint64)
         space = sk.space[idx].copy()
         mem_pos = np.flatnonzero(is_mem)
-        for r, pairs in enumerate(mem_src):
-            covered = 0
-            for gmask, step in pairs:
-                if step < 0 or w.mem_row[step] < 0:
-                    continue
-                if space[mem_pos[r]] == MemSpace.GENERIC:
-                    space[mem_pos[r]] = w.space[step]
-                sel = ((np.uint32(gmask) >> lanes) & 1).astype(bool)
-                addr[r, sel] = w.addr[w.mem_row[step], sel]
-                covered |= gmask
-            if int(mem_masks[r]) & ~covered:
-                self.stats.unmapped_addresses += 1
-                if space[mem_pos[r]] == MemSpace.GENERIC:
-                    space[mem_pos[r]] = MemSpace.GLOBAL
+        mask_arr = np.asarray(masks, dtype=np.uint32)
+        flat = [(r, gm, st) for r, pairs in enumerate(mem_src) for gm, st in pairs if st >= 0]
+        covered = np.zeros(n_mem, dtype=np.uint32)
+        if flat:
+            rr, gm, st = (np.asarray(x, dtype=np.int64) for x in zip(*flat, strict=True))
+            src_row = w.mem_row[st]
+            ok = src_row >= 0
+            rr, gm, st, src_row = rr[ok], gm[ok], st[ok], src_row[ok]
+            bits = ((gm[:, None].astype(np.uint32) >> np.arange(WARP_SIZE, dtype=np.uint32)) & 1).astype(bool)
+            np.add.at(addr, rr, np.where(bits, w.addr[src_row], np.uint64(0)))   # groups' lanes are disjoint
+            np.bitwise_or.at(covered, rr, gm.astype(np.uint32))
+            generic = space[mem_pos[rr]] == MemSpace.GENERIC
+            space[mem_pos[rr[generic]]] = w.space[st[generic]]
+        missing = (mask_arr[is_mem] & ~covered) != 0
+        self.stats.unmapped_addresses += int(missing.sum())
+        still = space[mem_pos] == MemSpace.GENERIC
+        space[mem_pos[still]] = MemSpace.GLOBAL
         return WarpTrace(pc=sk.pc[idx], mask=mask_arr, kind=sk.kind[idx], unit=sk.unit[idx], lat=sk.lat[idx],
                          flags=sk.flags[idx], dst=sk.dst[idx], src=sk.src[idx], space=space,
                          width=sk.width[idx], mem_row=mem_row, addr=addr)
