@@ -182,6 +182,8 @@ class SassWalker:
         self._memo = {}
         b = self._evaluate(g, blk.fall, g.pos) if blk.fall >= 0 else _NEG
         if a[0] <= 0 and b[0] <= 0:
+            if (a == _NEG) != (b == _NEG):              # a slow-path call on one side: the policy decides
+                return blk.fall if a == _NEG else blk.taken
             self.stats.unmatched_branches += 1
             if blk.fall < 0 or (a[0] > b[0]):
                 return blk.taken
