@@ -79,7 +79,8 @@ def main() -> None:
     ref = reference_opcodes(Path(sys.argv[1]) if len(sys.argv) > 1 else REF)
     fast = without_slow_paths(ref)
     print(f"reference: {len(ref)} warp instructions, {len(ref) - len(fast)} of them in "
-          f"{sum(o.startswith('CALL') for o in ref)} division slow-path calls (our replay takes the fast path)")
+          f"{sum(o.startswith('CALL') for o in ref)} division slow-path calls "
+          "(our replay takes the fast path)")
     for full in (False, True):
         ours, arch = sass_opcodes(full_unroll=full)
         variant = "loops fully unrolled" if full else "as written"
