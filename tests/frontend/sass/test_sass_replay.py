@@ -118,11 +118,13 @@ def _global_traffic(w) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-@pytest.mark.parametrize("workload", ["polybench/gemm", pytest.param("rodinia/lud", marks=pytest.mark.slow),
+@pytest.mark.parametrize("workload", ["polybench/gemm", "ml/conv2d_im2col",
+                                      pytest.param("rodinia/lud", marks=pytest.mark.slow),
                                       pytest.param("rodinia/bfs", marks=pytest.mark.slow)])
 def test_replay_reproduces_ptx_global_traffic(workload):
-    """ptxas unrolls gemm's loop 4x/2x/1x, if-converts lud's loads and diverges in lud and bfs: per
-    warp, the SASS stream's global accesses must be exactly the PTX emulator's."""
+    """ptxas unrolls gemm's loop 4x/2x/1x, if-converts lud's and im2col's guarded loads, and lanes
+    diverge in lud and bfs: per warp, the SASS stream's global accesses must be exactly the PTX
+    emulator's."""
     from warpsim.api import load_commands
     from warpsim.frontend.sass import sass_commands
 

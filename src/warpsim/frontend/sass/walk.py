@@ -297,9 +297,11 @@ class SassWalker:
                     active = 0
                 for gi in gids:
                     g = groups[gi]
-                    k = seen_origin.get((gi, o), 0)
+                    # the k-th memory copy of an origin takes its k-th PTX execution; predicated ALU
+                    # instructions (several may come from one PTX instruction) test presence only
+                    k = seen_origin.get((gi, o), 0) if is_mem else 0
                     step = self._find(g, o, visit[gi], k)
-                    if step >= 0:
+                    if step >= 0 and is_mem:
                         seen_origin[(gi, o)] = k + 1
                         if ins.is_conditional:
                             active |= g.mask
