@@ -44,11 +44,20 @@ class Simulation:
 
 
 def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None = None,
-                  seed: int = 0, profile: bool = False) -> tuple[Iterable[Memcpy | KernelSource], str]:
+                  seed: int = 0, profile: bool = False, isa: str = "ptx",
+                  binary_version: int | None = None) -> tuple[Iterable[Memcpy | KernelSource], str]:
     """Resolve what to simulate: an Accel-Sim trace (kernelslist.g, a .traceg[.xz] or a directory
     holding kernelslist.g) or the name of a bundled workload (run by the PTX emulator in timing mode;
     `profile` also records each launch's functional profile, as `source.profile`).
-    Returns the command stream and a name for the result document."""
+    `isa="sass"` re-expresses emulated kernels as the SASS ptxas emits for `binary_version`
+    (docs/sass.md). Returns the command stream and a name for the result document."""
+    if isa not in ("ptx", "sass"):
+        raise InputError(f"unknown ISA {isa!r} (ptx or sass)")
+    if isa == "sass":
+        from warpsim.frontend.sass import sass_commands
+
+        commands, name = load_commands(target, size=size, sizes=sizes, seed=seed, profile=profile)
+        return sass_commands(commands, binary_version), name
     path = Path(target)
     if path.is_dir() and (path / "kernelslist.g").is_file():
         path = path / "kernelslist.g"
@@ -73,7 +82,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
              memory_model: str | None = None, size: str = "tiny", sizes: dict | None = None, progress=None,
              workload_name: str | None = None, sample: str = "full", profile=None,
              pkp: dict | None = None, photon: dict | None = None, target_error: float = 2.0,
-             started: float | None = None) -> Simulation:
+             started: float | None = None, isa: str = "ptx") -> Simulation:
     """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc.
 
     `sample` picks a sampled-simulation method (see `warpsim.sampling.methods.METHODS`); `profile`
@@ -83,6 +92,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     The document's `wall_seconds` is what the caller waited: from `started` (a `time.perf_counter()`
     value, e.g. when the command line started) or from this call, imports and compilation included.
     A full simulation does not import the sampling methods (scikit-learn, scipy).
+    `isa="sass"` simulates bundled workloads' SASS instead of their PTX (docs/sass.md).
     """
     t0 = time.perf_counter() if started is None else started
     from warpsim.config import load_gpu
@@ -94,7 +104,8 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     sample = sample or "full"
     check_method(sample, cfg)
     if isinstance(target, str | Path):
-        commands, name = load_commands(target, size=size, sizes=sizes, profile=sample in NEEDS_PROFILE)
+        commands, name = load_commands(target, size=size, sizes=sizes, profile=sample in NEEDS_PROFILE,
+                                       isa=isa, binary_version=cfg.compute_capability)
     else:
         commands, name = target, workload_name or "commands"
     if sample == "full":

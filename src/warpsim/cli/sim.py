@@ -145,6 +145,10 @@ def sim(
     target_error: float = typer.Option(2.0, "--target-error",
                                        help="auto: error target in %% (kernels whose 95 %% interval is "
                                        "wider are flagged)"),
+    isa: str = typer.Option("ptx", "--isa", help="bundled workloads: simulate their ptx or the sass ptxas "
+                            "emits (docs/sass.md)"),
+    per_pc: Path | None = typer.Option(None, "--per-pc", help="SASS mode: write per-instruction issue "
+                                       "counts beside their PTX lines (CSV)"),
 ) -> None:
     """Simulate every kernel at cycle level (or a sample of the work, `--sample`) and report cycles,
     time, IPC, occupancy and stalls."""
@@ -156,7 +160,8 @@ def sim(
 
     quiet, verbose = C.quiet(quiet), C.verbose(verbose)
     C.check_format(fmt)
-    for path, opt in ((json_out, "--json"), (stats_text_out, "--stats-text"), (timeseries, "--timeseries")):
+    for path, opt in ((json_out, "--json"), (stats_text_out, "--stats-text"), (timeseries, "--timeseries"),
+                      (per_pc, "--per-pc")):
         C.check_output(path, opt)
     to_stdout = [o for p, o in ((json_out, "--json"), (stats_text_out, "--stats-text")) if str(p) == C.STDOUT]
     if len(to_stdout) > 1:
@@ -170,15 +175,37 @@ def sim(
         else:
             items.append(item)
     sizes = parse_size_overrides(items) if items else None
+    target_arg = target
+    wl_name = None
+    sass_sources: list = []
+    if per_pc is not None and isa != "sass":
+        from warpsim.errors import InputError
+
+        raise InputError("--per-pc needs --isa sass")
+    if isa == "sass":
+        from warpsim.api import load_commands
+        from warpsim.config import load_gpu
+        from warpsim.frontend.sass import SassKernelSource
+        from warpsim.sampling.methods import NEEDS_PROFILE
+
+        commands, wl_name = load_commands(target, size=preset, sizes=sizes, isa="sass",
+                                          binary_version=load_gpu(gpu, overrides).compute_capability,
+                                          profile=sample in NEEDS_PROFILE)
+        sass_sources = [c for c in commands if isinstance(c, SassKernelSource)]
+        target_arg = commands
     view = _ProgressView(not quiet, verbose)
     with view.progress:
-        result = simulate(target, gpu, overrides=overrides, max_cycles=max_cycles, ts_interval=interval,
-                          memory_model=memory, size=preset, sizes=sizes, progress=view, sample=sample,
-                          profile=profile, started=STARTED,
+        result = simulate(target_arg, gpu, workload_name=wl_name, overrides=overrides, max_cycles=max_cycles,
+                          ts_interval=interval, memory_model=memory, size=preset, sizes=sizes, progress=view,
+                          sample=sample, profile=profile, started=STARTED,
                           pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS + ("auto",) else None,
                           target_error=target_error)
     doc = result.document
     err = C.err_console()
+    if per_pc is not None:
+        from warpsim.frontend.sass.perpc import write_per_pc_csv
+
+        write_per_pc_csv(sass_sources, per_pc)
     if json_out:
         C.write_json_out(doc, json_out)
     if stats_text_out:

@@ -16,6 +16,9 @@ def trace(
     size: str = typer.Option("tiny", "--size", help="workload size preset: tiny, small, standard"),
     address_mode: str = typer.Option("auto", "--address-mode", help="auto (NVBit's choice), 0, 1 or 2"),
     compress: bool = typer.Option(False, "--xz", help="write .traceg.xz"),
+    isa: str = typer.Option("ptx", "--isa", help="ptx (representative SASS opcodes) or sass (the real SASS "
+                            "ptxas emits, docs/sass.md)"),
+    gpu: str = typer.Option("QV100", "--gpu", help="SASS mode: the GPU whose architecture is compiled for"),
 ) -> None:
     """Emulate a workload and write Accel-Sim (tracer version 5) traces of every kernel launch."""
     from warpsim.api import load_commands
@@ -27,6 +30,11 @@ def trace(
         if address_mode not in ("0", "1", "2"):
             raise InputError(f"--address-mode must be auto, 0, 1 or 2, not {address_mode!r}")
         mode = int(address_mode)
-    commands, _ = load_commands(target, size=size)
+    binary_version = None
+    if isa == "sass":
+        from warpsim.config import load_gpu
+
+        binary_version = load_gpu(gpu).compute_capability
+    commands, _ = load_commands(target, size=size, isa=isa, binary_version=binary_version)
     path = write_traces(commands, out, address_mode=mode, compress=compress)  # type: ignore[arg-type]
     typer.echo(f"wrote {path}")

@@ -106,12 +106,25 @@ def _write_kernel(f: TextIO, kernel: KernelSource, mode: AddressMode, lineinfo: 
         info = replace(info, binary_version=FALLBACK_VERSION)
     write_header(f, info, lineinfo)
     enc = _Encoder(OpcodeEncoder(info.binary_version), strict, info)
+    sass = info.extra.get("sass_opcodes")
     for cta in kernel.iter_ctas():
+        if sass is not None:
+            cta = _gpr_only(cta)
         _write_cta(f, cta, info, enc, mode, lineinfo)
     if enc.lossy:
         log.warning("kernel %d (%s): %d IR instruction class(es) have no exact SASS opcode; "
                     "written with same-unit stand-ins (%s)", info.kernel_id, info.name, enc.lossy,
                     ", ".join(sorted(enc.stand_ins)))
+
+
+def _gpr_only(cta: CtaTrace) -> CtaTrace:
+    """SASS-mode IR also tracks predicates and uniform registers (ids >= 255); traces carry GPRs only."""
+    warps = []
+    for w in cta.warps:
+        w2 = replace(w, dst=np.where(w.dst >= 255, NO_REG, w.dst).astype(w.dst.dtype),
+                     src=np.where(w.src >= 255, NO_REG, w.src).astype(w.src.dtype))
+        warps.append(w2)
+    return CtaTrace(cta.cta, warps)
 
 
 class _Encoder:
@@ -126,6 +139,9 @@ class _Encoder:
         self.num_regs = max(info.num_ir_regs, 256)
 
     def opcodes(self, w: WarpTrace) -> list[str]:
+        sass = self.info.extra.get("sass_opcodes")
+        if sass is not None:             # SASS mode: the real mnemonics, by pc
+            return [sass[pc] for pc in w.pc.tolist()]
         keys = np.stack([w.kind, w.unit, w.lat, w.space, w.flags, w.width], axis=1).tolist()
         out = []
         for key in keys:
