@@ -415,15 +415,27 @@ def _exec_float(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, WD, sctx, ctas, step
             for q in range(nx):
                 R[q] = _f2i(DA[q], aux, tc)
             scatter(regs, T, D, DB, i, 0, xs, nx, R, tc)
-        elif f64:                     # f32 -> f64 (exact), NaN canonical
-            scatter_f64(regs, T, D, i, xs, nx, DA, True)
+            return
+        sat = (aux2 & C.F_SAT) != 0
+        if f64:                       # f32 -> f64 (exact) or f64 -> f64; NaN canonical across types
+            if src64 and not sat:
+                scatter_f64(regs, T, D, i, xs, nx, DA, False)
+                return
+            if sat:
+                for q in range(nx):
+                    DA[q] = sat64(DA[q])
+            scatter_f64(regs, T, D, i, xs, nx, DA, not src64)
         elif src64:                   # f64 -> f32, nearest
             FR = WF[3]
             for q in range(nx):
                 r = np.float32(DA[q])
-                FR[q] = ftz32(r) if ftz else r
+                r = ftz32(r) if ftz else r
+                FR[q] = sat32(r) if sat else r
             scatter_f32(regs, T, D, i, xs, nx, FR, True)
-        else:                         # f32 -> f32 (.ftz): not canonicalised
+        else:                         # f32 -> f32 (.ftz, .sat): not canonicalised
+            if sat:
+                for q in range(nx):
+                    FA[q] = sat32(FA[q])
             scatter_f32(regs, T, D, i, xs, nx, FA, False)
         return
     if opc == C.OP_SETP:

@@ -342,10 +342,10 @@ class Encoder:
             raise NotCompiled(f"cvt.{dt}.{st}")
         row[C.TY], row[C.TY2] = tcode(dt), tcode(st)
         if is_float(dt) and is_float(st):
-            if rnd in ("rni", "rzi", "rmi", "rpi") or (rnd not in (None, "rn")) or sat:
+            if rnd in ("rni", "rzi", "rmi", "rpi") or (rnd not in (None, "rn")):
                 raise NotCompiled(f"cvt.{rnd}.{dt}.{st}")
             row[C.OPC] = C.OP_CVT_FF
-            row[C.AUX2] = C.F_FTZ if ftz else 0
+            row[C.AUX2] = (C.F_FTZ if ftz else 0) | (C.F_SAT if sat else 0)
         elif is_float(st):
             if sat:
                 raise NotCompiled("cvt .sat to an integer")
