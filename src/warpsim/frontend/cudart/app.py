@@ -30,7 +30,7 @@ def _needed(path: Path) -> list[str] | None:
 
 
 def cudart_major(path: Path) -> int | None:
-    """The libcudart major version the program links dynamically; InputError when it links cudart statically."""
+    """The libcudart major version the program links dynamically (InputError: linked statically)."""
     with open(path, "rb") as f:
         head = f.read(4)
     if head != b"\x7fELF":
@@ -65,7 +65,8 @@ def app_environment(lib_dir: Path, settings: AppSettings) -> dict[str, str]:
     env.update(settings.to_env())
     env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (str(lib_dir), env.get("LD_LIBRARY_PATH", "")) if p)
     py_path = [p for p in sys.path if p and Path(p).exists()]
-    env["PYTHONPATH"] = os.pathsep.join(py_path + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    old = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(py_path + old)
     env.pop("PYTHONHOME", None)
     return env
 

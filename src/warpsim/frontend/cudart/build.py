@@ -48,7 +48,8 @@ def find_toolkit() -> Toolkit:
     if nvcc:
         root = Path(nvcc).resolve().parent.parent
         cands += [root / "include", root / "targets" / "x86_64-linux" / "include"]
-    cands += [Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "include", Path("/usr/local/cuda/include")]
+    cands += [Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "include",
+              Path("/usr/local/cuda/include")]
     for inc in cands:
         hdr = inc / "cuda_runtime_api.h"
         if hdr.is_file():
@@ -69,7 +70,8 @@ def _python_link_flags() -> list[str]:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("WARPSIM_CUDART_CACHE") or os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = (os.environ.get("WARPSIM_CUDART_CACHE") or os.environ.get("XDG_CACHE_HOME")
+            or str(Path.home() / ".cache"))
     return Path(base) / "warpsim" / "cudart"
 
 
@@ -87,7 +89,7 @@ def _error_names(tk: Toolkit) -> dict[int, str]:
     text = (tk.include / "driver_types.h").read_text(errors="replace")
     m = re.search(r"enum\s+__device_builtin__\s+cudaError\s*\{(.*?)\};", text, re.S)
     body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S) if m else ""
-    return {int(v): n for n, v in re.findall(r"(cudaError\w*)\s*=\s*(\d+)", body)}
+    return {int(v): n for n, v in re.findall(r"(cuda\w+)\s*=\s*(\d+)", body)}
 
 
 def _generated_source(tk: Toolkit, defined: set[str]) -> str:
@@ -130,7 +132,8 @@ def build_runtime(major: int | None = None, *, quiet: bool = False) -> Path:
     major = major or tk.major
     if major != tk.major:
         raise InputError(f"the program needs libcudart.so.{major} but the CUDA toolkit found here is "
-                         f"{tk.major}.x ({tk.include}); warpsim builds its runtime from that toolkit's headers: "
+                         f"{tk.major}.x ({tk.include}); warpsim builds its runtime from that toolkit's "
+                         f"headers: "
                          f"rebuild the program with this toolkit or point WARPSIM_CUDA_INCLUDE at a CUDA "
                          f"{major} include directory")
     out_dir = cache_dir() / f"{_digest(tk)}-cuda{major}"

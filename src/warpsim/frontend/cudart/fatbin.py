@@ -23,7 +23,8 @@ KIND_PTX = 1
 KIND_ELF = 2
 FLAG_LZ4 = 0x2000
 FLAG_ZSTD = 0x8000
-NO_COMPRESS_HINT = "rebuild the program with `nvcc --no-compress` (or `-compress-mode=none`) to embed plain PTX"
+NO_COMPRESS_HINT = ("rebuild the program with `nvcc --no-compress` (or `-compress-mode=none`) "
+                    "to embed plain PTX")
 NO_PTX_HINT = ("the program embeds only SASS (machine code) and warpsim executes PTX: rebuild it with PTX "
                "embedded, e.g. `-arch=sm_70` (embeds compute_70 PTX) or "
                "`-gencode arch=compute_70,code=compute_70` next to your other -gencode flags")
@@ -90,7 +91,7 @@ def _lib(name: str):
 def _zstd(data: bytes, size: int) -> bytes:
     lib = _lib("zstd")
     if lib is None:
-        raise InputError(f"the embedded PTX is zstd-compressed and libzstd is not installed: {NO_COMPRESS_HINT}")
+        raise InputError(f"the embedded PTX is zstd-compressed and libzstd is missing: {NO_COMPRESS_HINT}")
     lib.ZSTD_findFrameCompressedSize.restype = ctypes.c_size_t
     lib.ZSTD_decompress.restype = ctypes.c_size_t
     lib.ZSTD_isError.restype = ctypes.c_uint
@@ -107,7 +108,7 @@ def _zstd(data: bytes, size: int) -> bytes:
 def _lz4(data: bytes, size: int) -> bytes:
     lib = _lib("lz4")
     if lib is None:
-        raise InputError(f"the embedded PTX is LZ4-compressed and liblz4 is not installed: {NO_COMPRESS_HINT}")
+        raise InputError(f"the embedded PTX is LZ4-compressed and liblz4 is missing: {NO_COMPRESS_HINT}")
     dst = ctypes.create_string_buffer(max(size, 1))
     src = data.rstrip(b"\0") if size else data
     for n in (len(src), len(data)):

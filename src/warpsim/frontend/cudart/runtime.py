@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import os
 import sys
 import time
 import traceback
@@ -172,7 +171,7 @@ class Runtime:
     def _symbol(self, sym: int) -> tuple[int, int]:
         ent = self.variables.get(sym)
         if ent is None:
-            raise CudaError(E.cudaErrorInvalidSymbol, f"no device variable registered at host address 0x{sym:x}")
+            raise CudaError(E.cudaErrorInvalidSymbol, f"no device variable registered at 0x{sym:x}")
         handle, name, size = ent
         return self._module(handle).symbol(name), size
 
@@ -187,7 +186,8 @@ class Runtime:
         fb = FatBinary(handle, index=len(self.binaries))
         self.binaries[handle] = fb
         try:
-            found = select_ptx(parse_fatbin(read_wrapper(wrapper), self.settings.program), self.settings.program)
+            where = self.settings.program
+            found = select_ptx(parse_fatbin(read_wrapper(wrapper), where), where)
         except WarpsimError as e:
             fb.error = str(e)
             return 0
@@ -227,7 +227,7 @@ class Runtime:
         gpu = self.gpu
         if min(grid + block) < 1 or bx * by * bz > gpu.sm.max_threads_per_cta or gy > 65535 or gz > 65535:
             raise CudaError(E.cudaErrorInvalidConfiguration,
-                            f"launch of {name} with grid {grid} and block {block} is not a valid configuration")
+                            f"launch of {name} with grid {grid} and block {block}: invalid configuration")
         k = mod.kernel(name)
         if k.prog.shared_static + shared > gpu.sm.shared_memory_per_cta:
             raise CudaError(E.cudaErrorInvalidValue,
@@ -319,10 +319,11 @@ class Runtime:
         if offset + n > size:
             raise CudaError(E.cudaErrorInvalidValue, f"symbol copy of {n} B at offset {offset} overruns the "
                             f"{size}-byte variable")
+        other_is_device = kind in (3, 4)
         if to_device:
-            self._copy(addr + offset, host, n, 4 if kind == 4 else (3 if kind == 3 else 1), "cudaMemcpyToSymbol")
+            self._copy(addr + offset, host, n, kind if other_is_device else 1, "cudaMemcpyToSymbol")
         else:
-            self._copy(host, addr + offset, n, 4 if kind == 4 else (3 if kind == 3 else 2), "cudaMemcpyFromSymbol")
+            self._copy(host, addr + offset, n, kind if other_is_device else 2, "cudaMemcpyFromSymbol")
         return 0
 
     @api()
@@ -447,7 +448,7 @@ class Runtime:
             raise CudaError(E.cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: unknown event")
         ia, ib = self.events[a], self.events[b]
         if ia is None or ib is None:
-            raise CudaError(E.cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: event was never recorded")
+            raise CudaError(E.cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: event not recorded")
         ms = 0.0
         if self.settings.launch_mode == "timing":
             lo, hi = min(ia, ib), max(ia, ib)
