@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import sys
 import time
 import traceback
@@ -30,6 +31,11 @@ def start(base: int, region_bytes: int, cudart_version: int) -> Runtime:
     global _runtime
     if _runtime is None:
         _runtime = Runtime(base, region_bytes, cudart_version, AppSettings.from_env())
+        if os.environ.get("WARPSIM_CUDART_PROFILE"):      # developer aid: cProfile of the runtime
+            import cProfile
+
+            _runtime.profiler = cProfile.Profile()
+            _runtime.profiler.enable()
     return _runtime
 
 
@@ -123,6 +129,7 @@ class Runtime:
     _gpu: object = None
     _warned_events: bool = False
     _t0: float = field(default_factory=time.perf_counter)
+    profiler: object = None
 
     def __post_init__(self) -> None:
         self.device = MappedDevice(self.base, self.region_bytes)
@@ -475,6 +482,9 @@ class Runtime:
     def finish(self) -> None:
         from warpsim.frontend.cudart.report import write_results
 
+        if self.profiler is not None:
+            self.profiler.disable()
+            self.profiler.dump_stats(os.environ["WARPSIM_CUDART_PROFILE"])
         try:
             write_results(self)
         except WarpsimError as e:
