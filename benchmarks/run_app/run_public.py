@@ -33,14 +33,29 @@ def mirror(root: Path, repo: str) -> Path:
 
 
 def export(root: Path, repo: str, paths: set[str], work: Path) -> Path:
-    """Export `paths` (directories) of a mirror into the work dir (mirrors may lack unrelated large files)."""
+    """Export `paths` (directories) of a mirror into the work dir, file by file: mirrors may lack some
+    large blobs (data sets, prebuilt libraries) that no program here needs."""
     dst = work / "src" / repo.replace("/", "+")
+    git = ["git", "--git-dir", str(mirror(root, repo))]
     todo = sorted(p for p in paths if not (dst / p).exists())
-    if todo:
-        dst.mkdir(parents=True, exist_ok=True)
-        arch = subprocess.run(["git", "--git-dir", str(mirror(root, repo)), "archive", "HEAD", *todo],
-                              capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(dst)], input=arch, check=True)
+    if not todo:
+        return dst
+    names = subprocess.run([*git, "ls-tree", "-r", "--name-only", "HEAD", *todo], capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    query = "".join(f"HEAD:{n}\n" for n in names).encode()
+    batch = subprocess.run([*git, "cat-file", "--batch"], input=query, capture_output=True, check=True).stdout
+    pos = 0
+    for name in names:
+        end = batch.index(b"\n", pos)
+        header = batch[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue                        # missing from the mirror
+        size = int(header[2])
+        out = dst / name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(batch[pos:pos + size])
+        pos += size + 1
     return dst
 
 
