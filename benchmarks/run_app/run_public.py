@@ -99,7 +99,7 @@ def run(p: Program, exe: Path, src: Path, args: argparse.Namespace) -> dict:
         verdict = "timeout"
     elif p.failed and re.search(p.failed, out):
         verdict = "failed-check"
-    elif re.search(p.passed, out) and rc == 0:
+    elif rc == 0 and (p.passed is None or re.search(p.passed, out)):
         verdict = "passed"
     else:
         verdict = f"exit {rc}"
