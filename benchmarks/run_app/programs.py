@@ -35,7 +35,8 @@ class Program:
 
 
 def _sample(name: str, path: str, *sources: str, args: tuple[str, ...] = (),
-            passed: str = r"Test passed|PASSED", failed: str | None = r"FAIL|Test failed|[Ee]rror",
+            passed: str | None = r"Test passed|PASSED|Result = PASS",
+            failed: str | None = r"FAIL|Test failed",
             flags: tuple[str, ...] = ()) -> Program:
     srcs = tuple(f"Samples/{path}/{s}" for s in (sources or (f"{name}.cu",)))
     return Program(name, "cuda-samples", SAMPLES, srcs, ("Common",), flags, args, passed, failed)
