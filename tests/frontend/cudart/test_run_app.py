@@ -107,12 +107,14 @@ def test_static_runtime_is_refused_with_the_flag_to_use(build):
 
 
 @needs_nvcc
+@pytest.mark.slow      # one more nvcc build or run (~10-20 s on a loaded machine)
 def test_static_runtime_cli_message(build, cudart_env):
     r = run_app(cudart_env, "run-app", "--", str(build("vecadd")))
     assert r.returncode == 2 and "-cudart shared" in r.stderr
 
 
 @needs_nvcc
+@pytest.mark.slow      # one more nvcc build or run (~10-20 s on a loaded machine)
 def test_sass_only_binary_says_how_to_embed_ptx(build, cudart_env):
     exe = build("vecadd", "-cudart", "shared", "-gencode", "arch=compute_75,code=sm_75")
     r = run_app(cudart_env, "run-app", "--", str(exe))
@@ -122,6 +124,7 @@ def test_sass_only_binary_says_how_to_embed_ptx(build, cudart_env):
 
 
 @needs_nvcc
+@pytest.mark.slow      # one more nvcc build or run (~10-20 s on a loaded machine)
 def test_uncompressed_fatbin_runs(build, cudart_env):
     exe = build("vecadd", "-cudart", "shared", "--no-compress")
     r = run_app(cudart_env, "run-app", "--", str(exe))
@@ -129,6 +132,7 @@ def test_uncompressed_fatbin_runs(build, cudart_env):
 
 
 @needs_nvcc
+@pytest.mark.slow      # one more nvcc build or run (~10-20 s on a loaded machine)
 def test_trace_app_writes_accelsim_traces(build, cudart_env, tmp_path):
     exe = build("vecadd", "-cudart", "shared")
     r = run_app(cudart_env, "trace-app", "--out", str(tmp_path / "traces"), "--", str(exe))

@@ -224,7 +224,7 @@ void __cudaRegisterSurface(void **h, const struct surfaceReference *hostVar, con
 
 /* ---------------------------------------------------------------- launches --------------- */
 
-static struct { dim3 g, b; size_t shm; void *stream; } g_cfg[64];
+static __thread struct { dim3 g, b; size_t shm; void *stream; } g_cfg[64];
 static __thread int g_ncfg = 0;
 
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st *stream) {
