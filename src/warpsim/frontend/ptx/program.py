@@ -280,6 +280,8 @@ class _Linker:
                 return Ref("symaddr", value=r.value + op.offset, space=r.space, name=r.name)
             if op.name in self.mod.functions:
                 return Ref("func", name=op.name)
+            if op.name == "WARP_SZ":                # PTX's predefined constant (CUDA's warpSize)
+                return Ref("imm", value=32)
             return Ref("label", name=op.name)       # resolved by the caller (branch targets)
         raise self.err(f"unsupported operand kind {k}", ins)
 

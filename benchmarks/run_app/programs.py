@@ -1,0 +1,109 @@
+"""Public CUDA programs run unmodified under `warpsim run-app`, and how each one checks itself.
+
+Sources are never copied into warpsim: `run_public.py` exports them from mirrors of the public
+repositories (fetched beforehand into /work/.mirror or given with --mirror) and builds them with nvcc
+at run time. Build flags only pick sizes the programs themselves offer (PolyBench's MINI_DATASET)
+or map APIs removed from CUDA 13 onto their documented replacements
+(cudaThreadSynchronize -> cudaDeviceSynchronize).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SAMPLES = "NVIDIA/cuda-samples"
+RODINIA = "yuhc/gpu-rodinia"
+POLYBENCH = "cavazos-lab/PolyBench-ACC"
+CUDA13_COMPAT = ("-DcudaThreadSynchronize=cudaDeviceSynchronize",)
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    suite: str                      # "cuda-samples" | "rodinia-3.1" | "polybench-gpu"
+    repo: str
+    sources: tuple[str, ...]        # paths inside the repository
+    includes: tuple[str, ...] = ()  # include dirs inside the repository
+    flags: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
+    passed: str | None = "Test passed"   # regex on stdout meaning its own check passed; None: the program
+                                         # returns its check as the exit status (EXIT_SUCCESS/FAILURE)
+    failed: str | None = None       # regex on stdout that means it failed (checked first)
+    run_dir: str | None = None      # run from this repository directory (programs reading data files)
+    notes: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def _sample(name: str, path: str, *sources: str, args: tuple[str, ...] = (),
+            passed: str | None = r"Test passed|PASSED|Result = PASS",
+            failed: str | None = r"FAIL|Test failed",
+            flags: tuple[str, ...] = ()) -> Program:
+    srcs = tuple(f"Samples/{path}/{s}" for s in (sources or (f"{name}.cu",)))
+    return Program(name, "cuda-samples", SAMPLES, srcs, ("Common",), flags, args, passed, failed)
+
+
+_PB_PASS = r"(Non-Matching CPU-GPU Outputs Beyond Error Threshold of [\d.]+ Percent|Number of misses): 0\b"
+_PB_FAIL = r"(Non-Matching CPU-GPU Outputs Beyond Error Threshold of [\d.]+ Percent|Number of misses): [1-9]"
+
+
+def _polybench(name: str, path: str, source: str | None = None, sizes: tuple[str, ...] = ()) -> Program:
+    """PolyBench's MINI_DATASET, or sizes set through the macros its headers let users define
+    (`sizes`) where even MINI means thousands of launches or billions of emulated instructions."""
+    src = f"CUDA/{path}/{source or name + '.cu'}"
+    size_flags = tuple(f"-D{s}" for s in sizes) or ("-DMINI_DATASET",)
+    return Program(name, "polybench-gpu", POLYBENCH, (src,), ("CUDA/utilities",),
+                   ("-DRUN_ON_CPU", *size_flags, *CUDA13_COMPAT), (), _PB_PASS, _PB_FAIL)
+
+
+PROGRAMS: list[Program] = [
+    # --- NVIDIA CUDA samples (each prints its own PASSED/FAILED verdict) ---
+    _sample("vectorAdd", "0_Introduction/vectorAdd"),
+    _sample("simpleAtomicIntrinsics", "0_Introduction/simpleAtomicIntrinsics",
+            "simpleAtomicIntrinsics.cu", "simpleAtomicIntrinsics_cpu.cpp", passed=r"returned OK"),
+    _sample("simpleVoteIntrinsics", "0_Introduction/simpleVoteIntrinsics", passed=None),
+    _sample("simpleTemplates", "0_Introduction/simpleTemplates", passed=r"Test Results: 0 Failures"),
+    _sample("template", "0_Introduction/template", "template.cu", "template_cpu.cpp", passed=None),
+    _sample("asyncAPI", "0_Introduction/asyncAPI", passed=None),
+    _sample("simpleOccupancy", "0_Introduction/simpleOccupancy"),
+    _sample("matrixMul", "0_Introduction/matrixMul", args=("-wA=64", "-hA=64", "-wB=64", "-hB=64")),
+    _sample("mergeSort", "0_Introduction/mergeSort", "main.cpp", "mergeSort.cu", "mergeSort_host.cpp",
+            "mergeSort_validate.cpp", "bitonic.cu"),
+    _sample("scalarProd", "2_Concepts_and_Techniques/scalarProd", "scalarProd.cu", "scalarProd_cpu.cpp"),
+    _sample("scan", "2_Concepts_and_Techniques/scan", "main.cpp", "scan.cu", "scan_gold.cpp"),
+    _sample("histogram", "2_Concepts_and_Techniques/histogram", "main.cpp", "histogram64.cu",
+            "histogram256.cu", "histogram_gold.cpp"),
+    _sample("sortingNetworks", "2_Concepts_and_Techniques/sortingNetworks", "main.cpp", "bitonicSort.cu",
+            "oddEvenMergeSort.cu", "sortingNetworks_validate.cpp"),
+    _sample("shfl_scan", "2_Concepts_and_Techniques/shfl_scan", passed=None),
+    _sample("BlackScholes", "5_Domain_Specific/BlackScholes", "BlackScholes.cu", "BlackScholes_gold.cpp"),
+    _sample("fastWalshTransform", "5_Domain_Specific/fastWalshTransform", "fastWalshTransform.cu",
+            "fastWalshTransform_gold.cpp"),
+    _sample("transpose", "6_Performance/transpose", args=("dimX=64", "dimY=64")),
+    _sample("alignedTypes", "6_Performance/alignedTypes"),
+    # --- Rodinia 3.1: lud checks its LU factors against the input on the CPU with -v ---
+    Program("lud", "rodinia-3.1", RODINIA,
+            ("cuda/lud/cuda/lud.cu", "cuda/lud/cuda/lud_kernel.cu", "cuda/lud/common/common.c"),
+            ("cuda/lud/common",), (), ("-s", "256", "-v"), passed=r">>>Verify<<<<", failed=r"dismatch"),
+    # --- PolyBench/GPU (PolyBench-ACC CUDA): GPU result compared with the CPU run, mismatches printed ---
+    _polybench("gemm", "linear-algebra/kernels/gemm"),
+    _polybench("2mm", "linear-algebra/kernels/2mm"),
+    _polybench("3mm", "linear-algebra/kernels/3mm"),
+    _polybench("atax", "linear-algebra/kernels/atax"),
+    _polybench("bicg", "linear-algebra/kernels/bicg"),
+    _polybench("gemver", "linear-algebra/kernels/gemver"),
+    _polybench("gesummv", "linear-algebra/kernels/gesummv"),
+    _polybench("mvt", "linear-algebra/kernels/mvt"),
+    _polybench("syrk", "linear-algebra/kernels/syrk"),
+    _polybench("syr2k", "linear-algebra/kernels/syr2k"),
+    _polybench("doitgen", "linear-algebra/kernels/doitgen"),
+    _polybench("gramschmidt", "linear-algebra/solvers/gramschmidt", sizes=("NI=128", "NJ=128")),
+    _polybench("lu", "linear-algebra/solvers/lu"),
+    _polybench("2DConvolution", "stencils/convolution-2d"),
+    _polybench("3DConvolution", "stencils/convolution-3d"),
+    _polybench("fdtd2d", "stencils/fdtd-2d", sizes=("TMAX=20", "NX=128", "NY=128")),
+    _polybench("jacobi1D", "stencils/jacobi-1d-imper", sizes=("TSTEPS=100", "N=1024")),
+    _polybench("jacobi2D", "stencils/jacobi-2d-imper"),
+    _polybench("adi", "stencils/adi"),
+    _polybench("correlation", "datamining/correlation"),     # -DN=... collides with cuda.h: MINI only
+    _polybench("covariance", "datamining/covariance"),
+]

@@ -1,0 +1,41 @@
+"""`warpsim run-app` / `warpsim trace-app`: run an unmodified CUDA program (built with `-cudart shared`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from warpsim.cli import app
+
+_CTX = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+@app.command("run-app", context_settings=_CTX)
+def run_app(
+    program: list[str] = typer.Argument(..., help="-- ./program args (the program and its arguments)"),
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU name or a .toml description"),
+    mode: str = typer.Option("functional", "--mode", help="functional (fast, no timing) or timing"),
+    sample: str = typer.Option("full", "--sample", help="timing mode: sampled simulation method"),
+    json_out: Path | None = typer.Option(None, "--json", help="write the result document here at exit"),
+) -> None:
+    """Run a CUDA program on warpsim: its kernels execute on the simulator, its output passes through."""
+    from warpsim.frontend.cudart.app import run_app as run
+    from warpsim.frontend.cudart.settings import AppSettings
+
+    settings = AppSettings(gpu=gpu, mode=mode, sample=sample, json_out=str(json_out) if json_out else None)
+    raise typer.Exit(run(list(program), settings))
+
+
+@app.command("trace-app", context_settings=_CTX)
+def trace_app(
+    program: list[str] = typer.Argument(..., help="-- ./program args"),
+    out: Path = typer.Option(..., "--out", help="output directory (kernelslist.g + kernel-N.traceg)"),
+    gpu: str = typer.Option("QV100", "--gpu", help="GPU whose limits the program sees"),
+) -> None:
+    """Run a CUDA program on warpsim and write Accel-Sim traces of every kernel it launches."""
+    from warpsim.frontend.cudart.app import run_app as run
+    from warpsim.frontend.cudart.settings import AppSettings
+
+    settings = AppSettings(gpu=gpu, mode="functional", trace_dir=str(out))
+    raise typer.Exit(run(list(program), settings))

@@ -1,0 +1,494 @@
+"""The Python side of warpsim's CUDA runtime: what each libcudart call does, inside the program's process.
+
+`start` is called by the C shim on the first CUDA call; every shim entry point then calls one method
+of the returned `Runtime` with plain integers (addresses, sizes, enum values) and gets back a
+cudaError_t. Kernels run synchronously on warpsim's PTX emulator (functional or timing mode), so
+streams are in-order queues that are always drained, and events mark positions in the launch list.
+Settings come from the environment `warpsim run-app` prepares (WARPSIM_APP_*).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+
+from warpsim.errors import WarpsimError
+from warpsim.frontend.cudart import errors as E
+from warpsim.frontend.cudart.device import MappedDevice, OutOfDeviceMemory
+from warpsim.frontend.cudart.fatbin import parse_fatbin, read_wrapper, select_ptx
+from warpsim.frontend.cudart.props import device_properties
+from warpsim.frontend.cudart.settings import AppSettings
+
+_runtime: Runtime | None = None
+
+
+def start(base: int, region_bytes: int, cudart_version: int) -> Runtime:
+    global _runtime
+    if _runtime is None:
+        _runtime = Runtime(base, region_bytes, cudart_version, AppSettings.from_env())
+        if os.environ.get("WARPSIM_CUDART_PROFILE"):      # developer aid: cProfile of the runtime
+            import cProfile
+
+            _runtime.profiler = cProfile.Profile()
+            _runtime.profiler.enable()
+    return _runtime
+
+
+def _say(msg: str) -> None:
+    sys.stderr.write(f"warpsim: {msg}\n")
+    sys.stderr.flush()
+
+
+def _write_u64(addr: int, value: int) -> None:
+    ctypes.c_uint64.from_address(addr).value = value & 0xFFFF_FFFF_FFFF_FFFF
+
+
+def _write_i32(addr: int, value: int) -> None:
+    ctypes.c_int32.from_address(addr).value = int(value)
+
+
+def api(sticky_ok: bool = False):
+    """Wrap a runtime method: errors become CUDA error codes (and a message); the last error is kept."""
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def inner(self: Runtime, *args):
+            if self.sticky and not sticky_ok:
+                return self.sticky
+            try:
+                code = fn(self, *args) or 0
+            except CudaError as e:
+                if e.message:
+                    _say(e.message)
+                code = e.code
+            except WarpsimError as e:
+                _say(str(e))
+                code = E.cudaErrorInvalidValue
+            except Exception:  # noqa: BLE001 - a bug here must not kill the program silently
+                _say(f"internal error in {fn.__name__}:\n{traceback.format_exc()}")
+                code = E.cudaErrorUnknown
+            if code:
+                self.last_error = code
+            return code
+        return inner
+    return wrap
+
+
+class CudaError(Exception):
+    def __init__(self, code: int, message: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class FatBinary:
+    handle: int
+    arch: int | None = None
+    ptx: str | None = None
+    error: str | None = None          # why this binary has no usable PTX (e.g. SASS only)
+    module: object = None             # warpsim.host.Module once loaded
+    index: int = 0
+
+
+@dataclass
+class LaunchLog:
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_bytes: int
+    stream: int
+    thread_instructions: int | None = None
+    seconds: float = 0.0
+    source: object = None             # timing mode: the PtxKernelSource
+    cycles: int | None = None         # simulated on demand (events) in timing mode
+
+
+@dataclass
+class Runtime:
+    base: int
+    region_bytes: int
+    cudart_version: int
+    settings: AppSettings
+    device: MappedDevice = field(init=False)
+    binaries: dict[int, FatBinary] = field(default_factory=dict)
+    functions: dict[int, tuple[int, str]] = field(default_factory=dict)
+    variables: dict[int, tuple[int, str, int]] = field(default_factory=dict)
+    launches: list[LaunchLog] = field(default_factory=list)
+    events: dict[int, int | None] = field(default_factory=dict)
+    unsupported_calls: dict[str, int] = field(default_factory=dict)
+    last_error: int = 0
+    sticky: int = 0
+    sticky_message: str = ""
+    _next_handle: int = 0x1000
+    _gpu: object = None
+    _warned_events: bool = False
+    _t0: float = field(default_factory=time.perf_counter)
+    profiler: object = None
+
+    def __post_init__(self) -> None:
+        self.device = MappedDevice(self.base, self.region_bytes)
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def gpu(self):
+        if self._gpu is None:
+            from warpsim.config import load_gpu
+
+            self._gpu = load_gpu(self.settings.gpu)
+        return self._gpu
+
+    def _handle(self) -> int:
+        self._next_handle += 16
+        return self._next_handle
+
+    def _module(self, handle: int):
+        fb = self.binaries.get(handle)
+        if fb is None:
+            raise CudaError(E.cudaErrorInvalidResourceHandle, "kernel from an unregistered fat binary")
+        if fb.module is None:
+            if fb.error:
+                raise CudaError(E.cudaErrorNoKernelImageForDevice, fb.error)
+            from warpsim.host import Module
+
+            where = f"{self.settings.program}[fatbin {fb.index}, compute_{fb.arch} PTX]"
+            try:
+                fb.module = Module(fb.ptx or "", where, self.device)
+            except WarpsimError as e:
+                fb.error = f"cannot load the program's PTX: {e}"
+                raise CudaError(E.cudaErrorInvalidPtx, fb.error) from e
+        return fb.module
+
+    def _kernel(self, func: int):
+        ent = self.functions.get(func)
+        if ent is None:
+            raise CudaError(E.cudaErrorInvalidDeviceFunction,
+                            f"no kernel registered for host function 0x{func:x}")
+        handle, name = ent
+        mod = self._module(handle)
+        if name not in mod.kernels:
+            raise CudaError(E.cudaErrorInvalidDeviceFunction, f"kernel {name} is not in the program's PTX")
+        return mod, name
+
+    def _symbol(self, sym: int) -> tuple[int, int]:
+        ent = self.variables.get(sym)
+        if ent is None:
+            raise CudaError(E.cudaErrorInvalidSymbol, f"no device variable registered at 0x{sym:x}")
+        handle, name, size = ent
+        return self._module(handle).symbol(name), size
+
+    def _check_device(self, ptr: int, n: int, what: str) -> None:
+        if n and not self.device.contains(ptr, n):
+            raise CudaError(E.cudaErrorInvalidValue,
+                            f"{what}: 0x{ptr:x}+{n} is not device memory allocated by cudaMalloc")
+
+    # ------------------------------------------------------------------ registration
+    @api(sticky_ok=True)
+    def register_fatbinary(self, wrapper: int, handle: int) -> int:
+        fb = FatBinary(handle, index=len(self.binaries))
+        self.binaries[handle] = fb
+        try:
+            where = self.settings.program
+            found = select_ptx(parse_fatbin(read_wrapper(wrapper), where), where)
+        except WarpsimError as e:
+            fb.error = str(e)
+            return 0
+        if found is not None:
+            fb.arch, fb.ptx = found
+        else:
+            fb.error = "this fat binary holds no kernels"
+        return 0
+
+    @api(sticky_ok=True)
+    def register_function(self, handle: int, host_fun: int, name: str) -> int:
+        self.functions[host_fun] = (handle, name)
+        return 0
+
+    @api(sticky_ok=True)
+    def register_var(self, handle: int, host_var: int, name: str, size: int, constant: int) -> int:
+        self.variables[host_var] = (handle, name, size)
+        return 0
+
+    @api(sticky_ok=True)
+    def register_managed_var(self, handle: int, host_ptr_addr: int, name: str, size: int) -> int:
+        return self.unsupported(f"__managed__ variable {name} (__cudaRegisterManagedVar)")
+
+    def unsupported(self, name: str) -> int:
+        self.unsupported_calls[name] = self.unsupported_calls.get(name, 0) + 1
+        if self.unsupported_calls[name] == 1:
+            _say(f"{name} is not supported by warpsim's CUDA runtime (returning cudaErrorNotSupported)")
+        self.last_error = E.cudaErrorNotSupported
+        return E.cudaErrorNotSupported
+
+    # ------------------------------------------------------------------ launches
+    @api()
+    def launch(self, func: int, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, args: int,
+               shared: int, stream: int) -> int:
+        mod, name = self._kernel(func)
+        grid, block = (gx, gy, gz), (bx, by, bz)
+        gpu = self.gpu
+        if min(grid + block) < 1 or bx * by * bz > gpu.sm.max_threads_per_cta or gy > 65535 or gz > 65535:
+            raise CudaError(E.cudaErrorInvalidConfiguration,
+                            f"launch of {name} with grid {grid} and block {block}: invalid configuration")
+        k = mod.kernel(name)
+        if k.prog.shared_static + shared > gpu.sm.shared_memory_per_cta:
+            raise CudaError(E.cudaErrorInvalidValue,
+                            f"launch of {name} needs {k.prog.shared_static + shared} B of shared memory per "
+                            f"block, more than {gpu.sm.shared_memory_per_cta} B")
+        argv = []
+        for i, (_pname, _t, _off, size) in enumerate(k.prog.kparams):
+            p = ctypes.c_uint64.from_address(args + 8 * i).value
+            argv.append(ctypes.string_at(p, size))
+        log = LaunchLog(name, grid, block, shared, self._stream_id(stream))
+        t0 = time.perf_counter()
+        try:
+            res = mod.launch(name, grid, block, argv, shared_bytes=shared, stream=log.stream,
+                             mode=self.settings.launch_mode, profile=self.settings.needs_profile)
+        except WarpsimError as e:
+            code = E.cudaErrorIllegalAddress if "access" in str(e) else (
+                E.cudaErrorAssert if "trap" in str(e) else E.cudaErrorLaunchFailure)
+            self.sticky = code
+            self.sticky_message = str(e)
+            _say(f"kernel {name} failed: {e}")
+            self.launches.append(log)
+            return 0        # like an asynchronous fault: reported by the next synchronizing call
+        log.seconds = time.perf_counter() - t0
+        log.thread_instructions = getattr(res, "thread_instructions", None)
+        if self.settings.launch_mode == "timing":
+            log.source = res
+        self.launches.append(log)
+        return 0
+
+    def _stream_id(self, stream: int) -> int:
+        return 0 if stream in (0, 1, 2) else (stream - 0x1000) // 16
+
+    # ------------------------------------------------------------------ memory
+    @api()
+    def malloc(self, out: int, n: int) -> int:
+        try:
+            ptr, _ = self.device.malloc(n)
+        except OutOfDeviceMemory as e:
+            raise CudaError(E.cudaErrorMemoryAllocation, f"cudaMalloc: {e}") from e
+        _write_u64(out, ptr)
+        return 0
+
+    @api()
+    def malloc_pitch(self, out: int, pitch_out: int, width: int, height: int) -> int:
+        pitch = max(512, (width + 511) // 512 * 512)
+        self.malloc(out, pitch * height)
+        _write_u64(pitch_out, pitch)
+        return 0
+
+    @api()
+    def free(self, ptr: int) -> int:
+        if ptr == 0:
+            return 0
+        if not self.device.free(ptr):
+            raise CudaError(E.cudaErrorInvalidValue, f"cudaFree(0x{ptr:x}): not an allocation start")
+        return 0
+
+    def _copy(self, dst: int, src: int, n: int, kind: int, what: str) -> None:
+        if kind not in (0, 1, 2, 3, 4):
+            raise CudaError(E.cudaErrorInvalidMemcpyDirection, f"{what}: unknown cudaMemcpyKind {kind}")
+        if kind in (1, 3):
+            self._check_device(dst, n, f"{what} destination")
+        if kind in (2, 3):
+            self._check_device(src, n, f"{what} source")
+        if n:
+            ctypes.memmove(dst, src, n)
+            if self.settings.launch_mode == "timing" and self.device.contains(dst, n) and kind in (1, 4):
+                from warpsim.ir.records import Memcpy
+
+                self.device.commands.append(Memcpy(dst, n))
+
+    @api()
+    def memcpy(self, dst: int, src: int, n: int, kind: int, stream: int) -> int:
+        self._copy(dst, src, n, kind, "cudaMemcpy")
+        return 0
+
+    @api()
+    def memcpy2d(self, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int,
+                 stream: int) -> int:
+        if width > dpitch or width > spitch:
+            raise CudaError(E.cudaErrorInvalidPitchValue, "cudaMemcpy2D: width exceeds a pitch")
+        for r in range(height):
+            self._copy(dst + r * dpitch, src + r * spitch, width, kind, "cudaMemcpy2D")
+        return 0
+
+    @api()
+    def memcpy_symbol(self, sym: int, host: int, n: int, offset: int, kind: int, to_device: int) -> int:
+        addr, size = self._symbol(sym)
+        if offset + n > size:
+            raise CudaError(E.cudaErrorInvalidValue, f"symbol copy of {n} B at offset {offset} overruns the "
+                            f"{size}-byte variable")
+        other_is_device = kind in (3, 4)
+        if to_device:
+            self._copy(addr + offset, host, n, kind if other_is_device else 1, "cudaMemcpyToSymbol")
+        else:
+            self._copy(host, addr + offset, n, kind if other_is_device else 2, "cudaMemcpyFromSymbol")
+        return 0
+
+    @api()
+    def symbol_address(self, out: int, sym: int) -> int:
+        _write_u64(out, self._symbol(sym)[0])
+        return 0
+
+    @api()
+    def symbol_size(self, out: int, sym: int) -> int:
+        _write_u64(out, self._symbol(sym)[1])
+        return 0
+
+    @api()
+    def memset(self, ptr: int, value: int, n: int) -> int:
+        self._check_device(ptr, n, "cudaMemset")
+        ctypes.memset(ptr, value & 0xFF, n)
+        return 0
+
+    @api()
+    def memset2d(self, ptr: int, pitch: int, value: int, width: int, height: int) -> int:
+        for r in range(height):
+            self.memset(ptr + r * pitch, value, width)
+        return 0
+
+    @api()
+    def mem_info(self, free_out: int, total_out: int) -> int:
+        _write_u64(free_out, self.region_bytes - self.device.used_bytes)
+        _write_u64(total_out, self.region_bytes)
+        return 0
+
+    @api(sticky_ok=True)
+    def pointer_kind(self, ptr: int, out: int) -> int:
+        _write_i32(out, 1 if self.device.contains(ptr) else 0)
+        return 0
+
+    # ------------------------------------------------------------------ device
+    @api(sticky_ok=True)
+    def device_reset(self) -> int:
+        self.sticky = 0
+        self.last_error = 0
+        return 0
+
+    @api()
+    def synchronize(self) -> int:
+        return 0
+
+    @api()
+    def sticky_check(self) -> int:
+        return 0
+
+    def properties(self) -> dict:
+        return device_properties(self.gpu, self.region_bytes)
+
+    @api(sticky_ok=True)
+    def attribute(self, out: int, key: str) -> int:
+        props = self.properties()
+        if key not in props:
+            raise CudaError(E.cudaErrorInvalidValue, f"cudaDeviceGetAttribute: no value for {key}")
+        _write_i32(out, int(props[key]))
+        return 0
+
+    def func_attributes(self, func: int) -> dict:
+        try:
+            mod, name = self._kernel(func)
+            k = mod.kernel(name)
+        except CudaError as e:
+            if e.message:
+                _say(e.message)
+            self.last_error = e.code
+            return {"error": e.code}
+        gpu = self.gpu
+        return {"error": 0, "sharedSizeBytes": k.prog.shared_static, "constSizeBytes": 0,
+                "localSizeBytes": k.prog.local_bytes, "maxThreadsPerBlock": gpu.sm.max_threads_per_cta,
+                "numRegs": k.nregs_estimate, "ptxVersion": mod.ast.sm if isinstance(mod.ast.sm, int) else 0,
+                "binaryVersion": gpu.compute_capability,
+                "maxDynamicSharedSizeBytes": gpu.sm.shared_memory_per_cta - k.prog.shared_static}
+
+    @api()
+    def occupancy(self, out: int, func: int, block_size: int, dyn_shared: int) -> int:
+        from warpsim.timing.occupancy import occupancy
+
+        mod, name = self._kernel(func)
+        k = mod.kernel(name)
+        try:
+            occ = occupancy(self.gpu.sm, block_size, k.nregs_estimate, k.prog.shared_static + dyn_shared,
+                            where=name)
+            n = occ.ctas_per_sm
+        except WarpsimError:
+            n = 0
+        _write_i32(out, n)
+        return 0
+
+    def get_last_error(self, clear: int) -> int:
+        code = self.sticky or self.last_error
+        if clear and not self.sticky:
+            self.last_error = 0
+        return code
+
+    # ------------------------------------------------------------------ streams and events
+    @api()
+    def stream_create(self, out: int) -> int:
+        _write_u64(out, self._handle())
+        return 0
+
+    @api()
+    def event_create(self, out: int) -> int:
+        h = self._handle()
+        self.events[h] = None
+        _write_u64(out, h)
+        return 0
+
+    @api()
+    def event_record(self, event: int, stream: int) -> int:
+        if event not in self.events:
+            raise CudaError(E.cudaErrorInvalidResourceHandle, f"cudaEventRecord: unknown event 0x{event:x}")
+        self.events[event] = len(self.launches)
+        return 0
+
+    @api()
+    def event_elapsed(self, out: int, a: int, b: int) -> int:
+        if a not in self.events or b not in self.events:
+            raise CudaError(E.cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: unknown event")
+        ia, ib = self.events[a], self.events[b]
+        if ia is None or ib is None:
+            raise CudaError(E.cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: event not recorded")
+        ms = 0.0
+        if self.settings.launch_mode == "timing":
+            lo, hi = min(ia, ib), max(ia, ib)
+            cycles = sum(self._cycles(log) for log in self.launches[lo:hi])
+            ms = cycles / (self.gpu.clocks.core * 1e3) * (1 if ib >= ia else -1)
+        elif not self._warned_events and ia != ib:
+            self._warned_events = True
+            _say("cudaEventElapsedTime reports 0 ms in functional mode (run with --mode timing for "
+                 "simulated time)")
+        ctypes.c_double.from_address(out).value = ms
+        return 0
+
+    def _cycles(self, log: LaunchLog) -> int:
+        if log.cycles is None:
+            if log.source is None:
+                return 0
+            from warpsim.timing.gpu import simulate
+
+            out = simulate([log.source], self.gpu)
+            log.cycles = int(out.total_cycles)
+        return log.cycles
+
+    # ------------------------------------------------------------------ exit
+    def finish(self) -> None:
+        from warpsim.frontend.cudart.report import write_results
+
+        if self.profiler is not None:
+            self.profiler.disable()
+            self.profiler.dump_stats(os.environ["WARPSIM_CUDART_PROFILE"])
+        try:
+            write_results(self)
+        except WarpsimError as e:
+            _say(f"could not write the results: {e}")
+        except Exception:  # noqa: BLE001
+            _say(f"internal error writing the results:\n{traceback.format_exc()}")
+

@@ -1,0 +1,91 @@
+// Copies, memsets, 2D copies, symbols, managed memory, streams, function attributes, occupancy.
+#include <cstdio>
+#include <cstring>
+
+__constant__ int coeff[4];
+__device__ int counter;
+__device__ float table[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+__global__ void scale(int *data, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { data[i] = data[i] * coeff[0] + coeff[1]; atomicAdd(&counter, 1); }
+}
+__global__ void rows(float *m, size_t pitch, int w, int h) {
+    int x = threadIdx.x, y = blockIdx.x;
+    if (x < w && y < h) { float *row = (float *)((char *)m + y * pitch); row[x] += table[x % 8]; }
+}
+
+#define CHECK(cond, what) do { if (!(cond)) { printf("FAIL %s\n", what); fails++; } else printf("ok %s\n", what); } while (0)
+
+int main() {
+    int fails = 0;
+    const int n = 300;
+    int host[n], back[n];
+    for (int i = 0; i < n; i++) host[i] = i;
+    int *d, *d2;
+    cudaMalloc(&d, n * sizeof(int)); cudaMalloc(&d2, n * sizeof(int));
+    cudaMemset(d2, 0xFF, n * sizeof(int));
+    cudaMemcpy(back, d2, n * sizeof(int), cudaMemcpyDeviceToHost);
+    CHECK(back[0] == -1 && back[n - 1] == -1, "memset");
+    int c[4] = {3, 7, 0, 0};
+    CHECK(cudaMemcpyToSymbol(coeff, c, sizeof c) == cudaSuccess, "memcpy to constant symbol");
+    int zero = 0;
+    cudaMemcpyToSymbol(counter, &zero, sizeof zero);
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaMemcpyAsync(d, host, n * sizeof(int), cudaMemcpyHostToDevice, s);
+    scale<<<(n + 63) / 64, 64, 0, s>>>(d, n);
+    cudaMemcpyAsync(d2, d, n * sizeof(int), cudaMemcpyDeviceToDevice, s);
+    cudaMemcpyAsync(back, d2, n * sizeof(int), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+    int good = 1;
+    for (int i = 0; i < n; i++) good &= back[i] == 3 * i + 7;
+    CHECK(good, "kernel on a stream + device-to-device copy");
+    int count = 0;
+    cudaMemcpyFromSymbol(&count, counter, sizeof count);
+    CHECK(count == n, "memcpy from __device__ symbol");
+    float *tp = 0;
+    size_t tsize = 0;
+    cudaGetSymbolAddress((void **)&tp, table);
+    cudaGetSymbolSize(&tsize, table);
+    float t3 = 0;
+    cudaMemcpy(&t3, tp + 3, sizeof t3, cudaMemcpyDeviceToHost);
+    CHECK(tsize == 32 && t3 == 4.0f, "symbol address and size");
+    // pitched 2D
+    const int w = 20, h = 5;
+    float hm[h][w], hr[h][w];
+    for (int y = 0; y < h; y++) for (int x = 0; x < w; x++) hm[y][x] = 100 * y + x;
+    float *dm; size_t pitch;
+    cudaMallocPitch((void **)&dm, &pitch, w * sizeof(float), h);
+    CHECK(pitch >= w * sizeof(float), "pitch");
+    cudaMemcpy2D(dm, pitch, hm, w * sizeof(float), w * sizeof(float), h, cudaMemcpyHostToDevice);
+    rows<<<h, 32>>>(dm, pitch, w, h);
+    cudaMemcpy2D(hr, w * sizeof(float), dm, pitch, w * sizeof(float), h, cudaMemcpyDeviceToHost);
+    good = 1;
+    for (int y = 0; y < h; y++) for (int x = 0; x < w; x++) good &= hr[y][x] == hm[y][x] + (x % 8) + 1;
+    CHECK(good, "memcpy2D + pitched kernel");
+    cudaMemset2D(dm, pitch, 0, w * sizeof(float), h);
+    cudaMemcpy2D(hr, w * sizeof(float), dm, pitch, w * sizeof(float), h, cudaMemcpyDeviceToHost);
+    CHECK(hr[4][19] == 0.0f, "memset2D");
+    // managed memory: the host writes, the kernel updates, the host reads the same pointer
+    int *m;
+    cudaMallocManaged(&m, n * sizeof(int));
+    for (int i = 0; i < n; i++) m[i] = 2 * i;
+    scale<<<(n + 63) / 64, 64>>>(m, n);
+    cudaDeviceSynchronize();
+    CHECK(m[10] == 67 && m[n - 1] == 3 * 2 * (n - 1) + 7, "managed memory");
+    cudaFuncAttributes fa;
+    CHECK(cudaFuncGetAttributes(&fa, scale) == cudaSuccess && fa.maxThreadsPerBlock == 1024 && fa.numRegs > 0,
+          "cudaFuncGetAttributes");
+    int blocks = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scale, 256, 0);
+    printf("occupancy blocks/SM at 256 threads: %d\n", blocks);
+    CHECK(blocks >= 1 && blocks <= 8, "occupancy");
+    size_t fr = 0, tot = 0;
+    cudaMemGetInfo(&fr, &tot);
+    CHECK(tot > 0 && fr <= tot, "cudaMemGetInfo");
+    CHECK(cudaFree(m) == cudaSuccess && cudaFree(d) == cudaSuccess, "cudaFree");
+    CHECK(cudaGetLastError() == cudaSuccess, "no error left over");
+    printf(fails ? "Test FAILED\n" : "Test PASSED\n");
+    return fails ? 1 : 0;
+}

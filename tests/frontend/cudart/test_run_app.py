@@ -1,0 +1,158 @@
+"""`warpsim run-app`: small CUDA programs (our own sources, built with nvcc) run unmodified on warpsim."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from warpsim.errors import InputError
+from warpsim.frontend.cuda import find_nvcc
+
+PROGRAMS = Path(__file__).with_name("programs")
+NVCC = find_nvcc()
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not installed: CUDA programs cannot be built")
+
+
+@pytest.fixture(scope="session")
+def cudart_env(tmp_path_factory) -> dict[str, str]:
+    """Environment with a per-session runtime cache (the shim is built once per session)."""
+    env = dict(os.environ)
+    env["WARPSIM_CUDART_CACHE"] = str(tmp_path_factory.mktemp("cudart-cache"))
+    src = str(Path(__file__).resolve().parents[3] / "src")
+    env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")])
+    return env
+
+
+@pytest.fixture(scope="session")
+def build(tmp_path_factory):
+    """Compile a test program once per session: build(name, *flags) -> executable path."""
+    out = tmp_path_factory.mktemp("cuda-programs")
+    cache: dict[tuple, Path] = {}
+
+    def _build(name: str, *flags: str) -> Path:
+        key = (name, flags)
+        if key not in cache:
+            exe = out / f"{name}-{len(cache)}"
+            r = subprocess.run([NVCC, *flags, "-o", str(exe), str(PROGRAMS / f"{name}.cu")],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            cache[key] = exe
+        return cache[key]
+
+    return _build
+
+
+def run_app(env, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-c", "from warpsim.cli import main; main()", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@needs_nvcc
+def test_vecadd_passes_its_own_check(build, cudart_env, tmp_path):
+    exe = build("vecadd", "-cudart", "shared")
+    out = tmp_path / "run.json"
+    r = run_app(cudart_env, "run-app", "--json", str(out), "--", str(exe))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Test PASSED" in r.stdout
+    # device queries answer from the QV100 description: 80 SMs, cc 7.0, 1132 MHz
+    assert "cc 7.0 sms 80/80 warp 32 clock 1132000 kHz" in r.stdout
+    doc = json.loads(out.read_text())
+    (k,) = doc["kernels"]
+    assert k["name"] == "_Z6vecaddPKfS0_Pfi"
+    assert k["grid"] == [40, 1, 1] and k["block"] == [128, 1, 1]
+    assert doc["app"]["unsupported_calls"] == {}
+
+
+@needs_nvcc
+def test_memory_symbols_streams_managed(build, cudart_env):
+    exe = build("memops", "-cudart", "shared")
+    r = run_app(cudart_env, "run-app", "--", str(exe))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "FAIL" not in r.stdout and "Test PASSED" in r.stdout
+    # QV100: 2048 threads/SM -> at most 8 CTAs of 256 threads; the register estimate must not lower it here
+    assert "occupancy blocks/SM at 256 threads: 8" in r.stdout
+
+
+@needs_nvcc
+def test_unsupported_call_names_the_function(build, cudart_env):
+    exe = build("unsupported", "-cudart", "shared")
+    r = run_app(cudart_env, "run-app", "--", str(exe))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "cudaGraphCreate -> 801 cudaErrorNotSupported" in r.stdout
+    assert "last error -> cudaErrorNotSupported, then cudaSuccess" in r.stdout
+    assert "cudaGraphCreate is not supported by warpsim's CUDA runtime" in r.stderr
+
+
+@needs_nvcc
+def test_kernel_fault_becomes_illegal_address(build, cudart_env):
+    exe = build("fault", "-cudart", "shared")
+    r = run_app(cudart_env, "run-app", "--", str(exe), timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "sync cudaErrorIllegalAddress after cudaErrorIllegalAddress" in r.stdout
+    assert "out-of-bounds global access" in r.stderr
+
+
+@needs_nvcc
+def test_static_runtime_is_refused_with_the_flag_to_use(build):
+    from warpsim.frontend.cudart.app import cudart_major
+
+    exe = build("vecadd")                       # nvcc's default: static libcudart
+    with pytest.raises(InputError, match="-cudart shared"):
+        cudart_major(exe)
+
+
+@needs_nvcc
+@pytest.mark.slow      # one more nvcc build or run (~10-20 s on a loaded machine)
+def test_static_runtime_cli_message(build, cudart_env):
+    r = run_app(cudart_env, "run-app", "--", str(build("vecadd")))
+    assert r.returncode == 2 and "-cudart shared" in r.stderr
+
+
+@needs_nvcc
+@pytest.mark.slow      # one more nvcc build or run (~10-20 s on a loaded machine)
+def test_sass_only_binary_says_how_to_embed_ptx(build, cudart_env):
+    exe = build("vecadd", "-cudart", "shared", "-gencode", "arch=compute_75,code=sm_75")
+    r = run_app(cudart_env, "run-app", "--", str(exe))
+    assert r.returncode == 1
+    assert "launch failed: no kernel image is available" in r.stdout
+    assert "embeds only SASS" in r.stderr and "compute_70" in r.stderr
+
+
+@needs_nvcc
+@pytest.mark.slow      # one more nvcc build or run (~10-20 s on a loaded machine)
+def test_uncompressed_fatbin_runs(build, cudart_env):
+    exe = build("vecadd", "-cudart", "shared", "--no-compress")
+    r = run_app(cudart_env, "run-app", "--", str(exe))
+    assert r.returncode == 0 and "Test PASSED" in r.stdout, r.stdout + r.stderr
+
+
+@needs_nvcc
+@pytest.mark.slow      # one more nvcc build or run (~10-20 s on a loaded machine)
+def test_trace_app_writes_accelsim_traces(build, cudart_env, tmp_path):
+    exe = build("vecadd", "-cudart", "shared")
+    r = run_app(cudart_env, "trace-app", "--out", str(tmp_path / "traces"), "--", str(exe))
+    assert r.returncode == 0, r.stdout + r.stderr
+    klist = (tmp_path / "traces" / "kernelslist.g").read_text()
+    assert "MemcpyHtoD" in klist and "kernel-1.traceg" in klist
+    head = (tmp_path / "traces" / "kernel-1.traceg").read_text()[:400]
+    assert "-kernel name = _Z6vecaddPKfS0_Pfi" in head and "-grid dim = (40,1,1)" in head
+
+
+@needs_nvcc
+@pytest.mark.slow
+def test_timing_mode_events_report_simulated_time(build, cudart_env, tmp_path):
+    """Event time = the kernel's simulated cycles at the QV100 core clock (1132 MHz)."""
+    exe = build("vecadd", "-cudart", "shared")
+    out = tmp_path / "timing.json"
+    r = run_app(cudart_env, "run-app", "--mode", "timing", "--json", str(out), "--", str(exe), timeout=900)
+    assert r.returncode == 0 and "Test PASSED" in r.stdout, r.stdout + r.stderr
+    doc = json.loads(out.read_text())
+    (k,) = doc["kernels"]
+    ms = float(r.stdout.split("elapsed_ms ")[1].split()[0])
+    assert k["cycles"] > 0
+    assert ms == pytest.approx(k["cycles"] / 1132e3, rel=1e-6)
