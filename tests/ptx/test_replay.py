@@ -107,3 +107,20 @@ def test_a_command_stream_can_be_simulated_twice():
     for x, y in zip(first, second, strict=True):
         assert all(np.array_equal(a, b) for a, b in zip(x, y, strict=True))
     assert np.array_equal(dev.replay().dev.heap[:dev.top], dev.heap[:dev.top])
+
+
+def test_host_writes_through_pointers_are_found_by_difference():
+    """A device the host writes without Device.write (run-app's mapped memory) is diffed per launch."""
+    dev = Device()
+    dev.untracked_writes = True
+    mod = load_ptx(INC, device=dev)
+    n = 300
+    arr = dev.to_device(np.zeros(n, dtype=np.uint32))
+    a = mod.launch("inc", 2, 256, [arr, n], mode="timing")
+    off = arr.ptr - 0x7F00_0000_0000
+    dev.heap[off:off + 4 * n] = np.full(n, 7, dtype=np.uint32).view(np.uint8)   # behind Device's back
+    b = mod.launch("inc", 2, 256, [arr, n], mode="timing")
+    assert np.all(dev.to_host(arr) == 8)
+    list(a.iter_ctas())
+    list(b.iter_ctas())
+    assert np.all(dev.replay().dev.to_host(arr) == 8)

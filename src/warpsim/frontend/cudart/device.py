@@ -32,6 +32,8 @@ class MappedDevice(Device):
         self.top = 0
         self._views: dict = {}
         self.commands: list = []
+        self._replay = None
+        self.untracked_writes = True                 # the program writes it through pointers
         self.capacity = capacity
         self.sizes: dict[int, int] = {}             # live allocation offset -> reserved bytes
         self._free: list[tuple[int, int]] = []      # (offset, bytes), sorted by offset

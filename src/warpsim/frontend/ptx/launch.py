@@ -259,6 +259,7 @@ class Module:
                 kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc)
             else:
                 self._run(k, g, b, kp, shared_bytes, per, None)
+            self.device.replay().after_launch()
             if profile:
                 src.profile = kprof
             self.device.commands.append(src)

@@ -30,18 +30,45 @@ class Replay:
         self.journal: list[tuple[int, int, np.ndarray]] = []   # (before launch #, heap offset, bytes)
         self.applied = 0                      # journal entries already written to the replica
         self.sources: list = []
+        # a device the host writes through pointers (run-app's mapped memory) cannot journal its
+        # writes: they are found by comparing with the memory as the previous launch left it
+        self.diff_writes = bool(getattr(live, "untracked_writes", False))
+        self.shadow: np.ndarray | None = None
 
     # --- host side ----------------------------------------------------------------------------------
     def register(self, source) -> int:
         """A timing launch about to run functionally on the live device; returns its sequence number."""
         if self.dev is None:
             from warpsim.frontend.ptx.memory import Device
-            self.dev = Device(capacity=max(self.live.heap.size, 1 << 12))
+            self.dev = Device(capacity=max(self.live.top, 1 << 12))
             self.base = self.live.heap[:self.live.top].copy()
             self.dev.heap[:self.base.size] = self.base
             self.dev.top = self.base.size
+        elif self.diff_writes and self.shadow is not None:
+            self._journal_differences()
         self.sources.append(source)
         return len(self.sources) - 1
+
+    def after_launch(self) -> None:
+        """The live device as the functional run of the latest launch left it (diffing devices only)."""
+        if self.diff_writes:
+            self.shadow = self.live.heap[:self.live.top].copy()
+
+    def _journal_differences(self, page: int = 4096) -> None:
+        top = self.live.top
+        old = self.shadow
+        cur = self.live.heap[:top]
+        n = min(old.size, top)
+        pages = -(-n // page)
+        a = np.zeros(pages * page, dtype=np.uint8)
+        b = np.zeros(pages * page, dtype=np.uint8)
+        a[:n], b[:n] = old[:n], cur[:n]
+        changed = np.flatnonzero((a.reshape(pages, page) != b.reshape(pages, page)).any(axis=1))
+        for pg in changed:
+            lo, hi = int(pg) * page, min((int(pg) + 1) * page, n)
+            self.note_write(lo, cur[lo:hi])
+        if top > n:                           # memory allocated since: all of it is new
+            self.note_write(n, cur[n:top])
 
     def note_write(self, off: int, raw: np.ndarray) -> None:
         if self.dev is not None:
@@ -50,7 +77,7 @@ class Replay:
     # --- timing side ----------------------------------------------------------------------------------
     def rewind(self) -> None:
         """Back to the first timing launch, so the command stream can be simulated again."""
-        self.dev.heap[:] = 0
+        self.dev.heap[:self.dev.top] = 0
         self.dev.heap[:self.base.size] = self.base
         self.dev.top = self.base.size
         self.applied = 0
