@@ -36,8 +36,10 @@ def scatter_figure(title: str, hw: Sequence[float], sim: Sequence[float], labels
         ax.plot([lo, hi], [lo, hi], color="0.4", linewidth=1, linestyle="--", label="x = y")
         ax.set_xlim(lo, hi)
         ax.set_ylim(lo, hi)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    else:
+        ax.text(0.5, 0.5, "no point with both values > 0 (log axes)", transform=ax.transAxes, ha="center")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -45,7 +47,7 @@ def scatter_figure(title: str, hw: Sequence[float], sim: Sequence[float], labels
             f"NRMSE {summary.nrmse:.3f}\ncorrelation {fmt_corr(summary.pearson)}\nN = {summary.n}")
     ax.text(0.03, 0.97, text, transform=ax.transAxes, va="top", ha="left", fontsize=9,
             bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"})
-    if any(grp) or keep.any():
+    if keep.any():
         ax.legend(loc="lower right", fontsize=8)
     ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
     return Figure(title, caption, _encode(fig))
