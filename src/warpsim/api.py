@@ -58,12 +58,14 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     (a path or a `ProfileTable`) gives PKS/PKA a trace's profile; `pkp` overrides PKP parameters.
     """
     from warpsim.config import load_gpu
+    from warpsim.config.models import check_model_overrides
     from warpsim.results import result_document
     from warpsim.sampling import driver
     from warpsim.timing.gpu import simulate as run_timing
 
     t0 = time.perf_counter()
     cfg = load_gpu(gpu, overrides)
+    check_model_overrides(memory_model or cfg.memory_model, overrides)
     sample = sample or "full"
     driver.check_method(sample, cfg)
     if isinstance(target, str | Path):
@@ -110,7 +112,10 @@ def model(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "QV10
         raise InputError("no analytical model chosen", key="models")
     for name in models:
         get_model(name)
+    from warpsim.config.models import check_model_overrides
+
     cfg = load_gpu(gpu, overrides)
+    check_model_overrides(memory_model or cfg.memory_model, overrides)
     if isinstance(target, str | Path):
         commands, name = load_commands(target, size=size)
     else:

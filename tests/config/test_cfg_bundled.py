@@ -83,7 +83,7 @@ def test_each_file_loads_with_its_own_name(name):
     cfg = load_gpu(name)
     assert isinstance(cfg, GPUConfig)
     assert cfg.name == name
-    assert cfg.memory_model == "fixed"
+    assert cfg.memory_model == "hierarchy"   # the realistic model is the default
     assert cfg.sm.scheduler == "gto"
     assert cfg.sm.max_warps * cfg.sm.warp_size == cfg.sm.max_threads
 

@@ -68,7 +68,9 @@ def sim(
     interval: int = typer.Option(500, "--interval", help="time-series sample period in core cycles"),
     max_cycles: int | None = typer.Option(None, "--max-cycles", help="stop after this many core cycles"),
     overrides: list[str] = typer.Option([], "--set", help="override a GPU field, e.g. --set sm.count=40"),
-    memory: str | None = typer.Option(None, "--memory-model", help="override the GPU's memory model"),
+    memory: str | None = typer.Option(None, "--memory-model",
+                                      help="hierarchy (caches, crossbar, DRAM; the default) or fixed "
+                                           "(one latency per memory space)"),
     size: str = typer.Option("tiny", "--size", help="workload size preset (bundled workloads only)"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or table"),
     sample: str = typer.Option("full", "--sample", help="sampled simulation: full, pkp, pkp-inst, pks, pka, "
