@@ -34,7 +34,7 @@ SPOT: dict[str, list[tuple[str, object]]] = {
         ("latency.dp", (8, 4)), ("latency.sfu", (20, 8)), ("latency.tensor", (2, 2)),
         ("latency.tex", (200, 4)), ("ptx_latency.int", (4, 13, 4, 5, 145)),
         ("ptx_latency.dp_ii", (4, 4, 4, 4, 130)), ("ptx_latency.sfu", (100, 8)),
-        ("fixed_memory.global_", 20), ("fixed_memory.atomic", 160),
+        ("fixed_memory.global_", 33), ("fixed_memory.atomic", 160),
     ],
     "RTX2060": [
         ("compute_capability", 75), ("sm.count", 30), ("sm.max_threads", 1024), ("sm.max_warps", 32),

@@ -11,9 +11,9 @@ import os
 import sys
 from pathlib import Path
 
-# Cold compile of the core per memory model, seconds, measured on the 2-core development machine
-# (docs/validation.md, "Compile time"); shown to the user as an estimate.
-COMPILE_SECONDS = {"fixed": 45, "hierarchy": 90}
+# Cold compile of the core per memory model, CPU seconds (numba compiles on one core), measured on
+# the 2-core development machine with an empty numba cache (docs/validation.md, "Compile time").
+COMPILE_SECONDS = {"fixed": 45, "hierarchy": 180}
 
 
 def _cache_dir() -> Path | None:
@@ -45,7 +45,7 @@ def compile_message(model: str, cache_dir: Path | None = None) -> str | None:
         return None
     secs = COMPILE_SECONDS.get(model, 90)
     return (f"compiling the timing core ({model} memory model), once per installation, about {secs} s "
-            "on 2 cores; later runs load it from the cache")
+            "(longer on a busy machine); later runs load it from the cache")
 
 
 def announce(model: str, cache_dir: Path | None = None, stream=None) -> bool:
