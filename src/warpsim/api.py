@@ -96,11 +96,13 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     """
     t0 = time.perf_counter() if started is None else started
     from warpsim.config import load_gpu
+    from warpsim.config.models import check_model_overrides
     from warpsim.results import result_document
     from warpsim.sampling.methods import NEEDS_PROFILE, check_method
     from warpsim.timing.gpu import simulate as run_timing
 
     cfg = load_gpu(gpu, overrides)
+    check_model_overrides(memory_model or cfg.memory_model, overrides)
     sample = sample or "full"
     check_method(sample, cfg)
     if isinstance(target, str | Path):
@@ -175,7 +177,10 @@ def model(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "QV10
         raise InputError("no analytical model chosen", key="models")
     for name in models:
         get_model(name)
+    from warpsim.config.models import check_model_overrides
+
     cfg = load_gpu(gpu, overrides)
+    check_model_overrides(memory_model or cfg.memory_model, overrides)
     if isinstance(target, str | Path):
         commands, name = load_commands(target, size=size)
     else:

@@ -8,7 +8,7 @@ from warpsim.analytic.cpi import cpi_stack
 from warpsim.analytic.interval import overlap_intervals
 from warpsim.config import load_gpu
 
-QV100 = load_gpu("QV100")
+QV100 = load_gpu("QV100", ["memory_model=fixed"])   # hierarchy cases name it
 LAUNCH = QV100.sm.kernel_launch_latency
 
 

@@ -13,7 +13,7 @@ from warpsim.analytic.mwp_cwp import (
 )
 from warpsim.config import load_gpu
 
-QV100 = load_gpu("QV100")
+QV100 = load_gpu("QV100", ["memory_model=fixed"])   # hierarchy cases name it
 
 
 def _paper(mem_l, departure, n, comp, mem_insts):

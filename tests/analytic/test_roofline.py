@@ -6,7 +6,7 @@ from analytic_kit import ffma_warp, kernel, stream_warp
 from warpsim.analytic import Roofline, build_machine, characterize
 from warpsim.config import load_gpu
 
-QV100 = load_gpu("QV100")
+QV100 = load_gpu("QV100", ["memory_model=fixed"])   # hierarchy cases name it
 LAUNCH = QV100.sm.kernel_launch_latency
 
 

@@ -47,7 +47,7 @@ label = "L2 x2"
     assert plan.runs[2].variant_label == "L2 x2"
     assert {r.gpu for r in plan.runs} == {"QV100", "A100"}
     assert {r.workload for r in plan.runs} == {"polybench/atax", "polybench/gesummv"}
-    assert all(r.size == "tiny" and r.memory_model == "fixed" for r in plan.runs)
+    assert all(r.size == "tiny" and r.memory_model == "hierarchy" for r in plan.runs)
 
 
 def test_ids_stable_and_unique(tmp_path):

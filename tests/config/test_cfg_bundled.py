@@ -26,15 +26,15 @@ SPOT: dict[str, list[tuple[str, object]]] = {
         ("sm.shared_options_kb", (0, 8, 16, 32, 64, 96)), ("sm.unified_l1_shared_kb", 128),
         ("sm.kernel_launch_latency", 5000), ("units.udp", 0),
         ("l1d.sets", 4), ("l1d.assoc", 64), ("l1d.mshr_entries", 512), ("l1d.mshr_max_merge", 8),
-        ("l1d.size_bytes", 32 * KB), ("l1d.latency", 20), ("shared.latency", 20),
+        ("l1d.size_bytes", 32 * KB), ("l1d.latency", 33), ("shared.latency", 27),   # calibrated: [UB]
         ("l2.sets", 32), ("l2.assoc", 24), ("l2.slices", 64), ("l2.slice_bytes", 96 * KB),
         ("l2.size_bytes", 6 * MB), ("l2.rop_latency", 160), ("l2.index_hash", "ipoly"),
-        ("dram.type", "HBM2"), ("dram.channels", 32), ("dram.latency", 100), ("dram.tRAS", 28),
+        ("dram.type", "HBM2"), ("dram.channels", 32), ("dram.latency", 68), ("dram.tRAS", 28),
         ("dram.tRC", 40), ("dram.tCCDL", 2), ("clocks.core", 1132.0), ("clocks.dram", 850.0),
         ("latency.dp", (8, 4)), ("latency.sfu", (20, 8)), ("latency.tensor", (2, 2)),
         ("latency.tex", (200, 4)), ("ptx_latency.int", (4, 13, 4, 5, 145)),
         ("ptx_latency.dp_ii", (4, 4, 4, 4, 130)), ("ptx_latency.sfu", (100, 8)),
-        ("fixed_memory.global_", 20), ("fixed_memory.atomic", 160),
+        ("fixed_memory.global_", 33), ("fixed_memory.atomic", 160),
     ],
     "RTX2060": [
         ("compute_capability", 75), ("sm.count", 30), ("sm.max_threads", 1024), ("sm.max_warps", 32),
@@ -83,7 +83,7 @@ def test_each_file_loads_with_its_own_name(name):
     cfg = load_gpu(name)
     assert isinstance(cfg, GPUConfig)
     assert cfg.name == name
-    assert cfg.memory_model == "fixed"
+    assert cfg.memory_model == "hierarchy"   # the realistic model is the default
     assert cfg.sm.scheduler == "gto"
     assert cfg.sm.max_warps * cfg.sm.warp_size == cfg.sm.max_threads
 

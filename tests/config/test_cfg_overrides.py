@@ -31,13 +31,13 @@ def test_l2_sets_override_doubles_l2_and_leaves_the_rest():
 
 def test_overrides_of_each_value_kind():
     cfg = load_gpu("qv100", ["latency.sp=[4, 2]", "sm.scheduler=lrr", "sm.concurrent_kernels=true",
-                             "clocks.core=1447", "memory_model=hierarchy", 'dram.type="HBM2e"',
+                             "clocks.core=1447", "memory_model=fixed", 'dram.type="HBM2e"',
                              "fixed_memory.global=33"])
     assert cfg.latency.sp == (4, 2)
     assert cfg.sm.scheduler == "lrr"
     assert cfg.sm.concurrent_kernels is True
     assert cfg.clocks.core == 1447.0 and isinstance(cfg.clocks.core, float)
-    assert cfg.memory_model == "hierarchy"
+    assert cfg.memory_model == "fixed"
     assert cfg.dram.type == "HBM2e"
     assert cfg.fixed_memory.global_ == 33
     assert cfg.fixed_latency_by_space()[1] == 33

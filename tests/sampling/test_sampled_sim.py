@@ -24,7 +24,7 @@ def mlp():
     """ml/train_mlp (28 launches, 8 kernel names), recorded once, simulated in full once."""
     cmds, name = load_commands("ml/train_mlp", profile=True)
     cmds = list(cmds)
-    full = simulate(cmds, "QV100", workload_name=name).document
+    full = simulate(cmds, "QV100", memory_model="fixed", workload_name=name).document
     return cmds, name, full
 
 
@@ -46,7 +46,7 @@ def _check_document(doc: dict, full: dict) -> None:
 
 def test_photon_kernel_simulates_each_kernel_shape_once(mlp):
     cmds, name, full = mlp
-    doc = simulate(cmds, "QV100", workload_name=name, sample="photon-kernel").document
+    doc = simulate(cmds, "QV100", memory_model="fixed", workload_name=name, sample="photon-kernel").document
     _check_document(doc, full)
     assert doc["method"] == "photon-kernel" and doc["total"]["provenance"] == "projected"
     # the second training step repeats the first: every one of its 14 launches is projected
@@ -63,7 +63,7 @@ def test_photon_kernel_simulates_each_kernel_shape_once(mlp):
 
 def test_pks_simulates_representatives_and_weights_them_by_cluster_size(mlp):
     cmds, name, full = mlp
-    doc = simulate(cmds, "QV100", workload_name=name, sample="pks").document
+    doc = simulate(cmds, "QV100", memory_model="fixed", workload_name=name, sample="pks").document
     _check_document(doc, full)
     sel = doc["sampling"]["selection"]
     assert len(sel["selected"]) == sel["groups"] == sel["metadata"]["k"] < 28
@@ -77,7 +77,7 @@ def test_pks_simulates_representatives_and_weights_them_by_cluster_size(mlp):
 
 def test_pkp_leaves_short_kernels_alone(mlp):
     cmds, name, full = mlp
-    doc = simulate(cmds, "QV100", workload_name=name, sample="pkp").document
+    doc = simulate(cmds, "QV100", memory_model="fixed", workload_name=name, sample="pkp").document
     # tiny kernels never reach a stable IPC over 3000 cycles: all simulated, identical to full
     assert doc["sampling"]["kernels_stopped_early"] == 0
     assert doc["total"]["cycles"] == full["total"]["cycles"]
@@ -112,7 +112,8 @@ def test_a_trace_profile_is_aligned_by_launch_order():
 
 def test_cli_sampled_run_writes_provenance(tmp_path):
     out = tmp_path / "r.json"
-    args = ["sim", "rodinia/gaussian", "--sample", "photon-kernel", "--json", str(out)]
+    args = ["sim", "rodinia/gaussian", "--sample", "photon-kernel", "--json", str(out),
+            "--memory-model", "fixed"]
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     doc = json.loads(out.read_text())

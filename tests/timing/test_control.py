@@ -29,7 +29,7 @@ def _pair():
 
 
 def test_stopped_kernel_retires_cleanly_and_the_next_kernel_runs_in_full():
-    cfg = load_gpu("QV100")
+    cfg = load_gpu("QV100", ["memory_model=fixed"])
     full = simulate(_pair(), cfg)
     ctl = StopAt(kid=1, cycle=9000)
     part = simulate(_pair(), cfg, controller=ctl)
@@ -50,7 +50,7 @@ def test_stopped_kernel_retires_cleanly_and_the_next_kernel_runs_in_full():
 
 @pytest.mark.slow     # compiles the hierarchy core
 def test_stopping_under_the_memory_hierarchy_drains_outstanding_requests():
-    cfg = load_gpu("QV100")
+    cfg = load_gpu("QV100", ["memory_model=fixed"])
     ctl = StopAt(kid=1, cycle=9000)
     out = simulate([vector_add(n=2000 * 256, kid=1), vector_add(n=64 * 256, kid=2)], cfg,
                    memory_model="hierarchy", controller=ctl)
@@ -63,7 +63,7 @@ def test_stopping_under_the_memory_hierarchy_drains_outstanding_requests():
 
 
 def test_pkp_stops_a_long_stable_kernel_and_projects_within_ten_percent():
-    cfg = load_gpu("QV100")
+    cfg = load_gpu("QV100", ["memory_model=fixed"])
     kernels = lambda: [ffma_loop(iterations=8, ctas=8000, kid=1)]  # noqa: E731
     full = simulate(kernels(), cfg).kernels[0]
     ctl = PkpController(PkpParams())

@@ -6,8 +6,8 @@ from timing_kit import LAUNCH, kernel, lanes, ld, run, st, warp
 
 from warpsim.ir.kinds import MemSpace as M
 
-GLOBAL_LAT = 20   # QV100 fixed_memory.global (perfect-L1 latency)
-SHARED_LAT = 20
+GLOBAL_LAT = 33   # QV100 fixed_memory.global (perfect-L1 latency = l1d.latency, calibrated)
+SHARED_LAT = 27
 
 
 def test_pointer_chase_takes_latency_per_hop():

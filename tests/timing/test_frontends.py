@@ -15,7 +15,7 @@ LUD = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "tra
 
 @pytest.mark.skipif(not LUD.exists(), reason="shared/reference traces not present")
 def test_real_lud_trace_simulates_every_instruction():
-    res = simulate(LUD / "kernelslist.g", "QV100")
+    res = simulate(LUD / "kernelslist.g", "QV100", memory_model="fixed")
     (k,) = res.document["kernels"]
     assert k["name"] == "_Z13lud_perimeterPfii"
     assert k["warp_instructions"] == 1027 and k["ctas"] == 1
@@ -24,10 +24,10 @@ def test_real_lud_trace_simulates_every_instruction():
 
 @pytest.mark.parametrize("workload", ["polybench/atax", "rodinia/hotspot"])
 def test_emulated_cuda_and_its_trace_time_identically(workload, tmp_path):
-    direct = simulate(workload, "QV100").document
+    direct = simulate(workload, "QV100", memory_model="fixed").document
     commands, _ = load_commands(workload)
     write_traces(commands, tmp_path)
-    traced = simulate(tmp_path / "kernelslist.g", "QV100").document
+    traced = simulate(tmp_path / "kernelslist.g", "QV100", memory_model="fixed").document
     assert [k["cycles"] for k in traced["kernels"]] == [k["cycles"] for k in direct["kernels"]]
     assert traced["total"]["warp_instructions"] == direct["total"]["warp_instructions"]
 
@@ -39,9 +39,11 @@ def test_cli_sim_end_to_end(tmp_path):
     out_json, stats, ts = tmp_path / "r.json", tmp_path / "s.txt", tmp_path / "ts.csv"
     res = CliRunner().invoke(app, ["sim", str(tmp_path / "tr" / "kernelslist.g"), "--gpu", "QV100",
                                    "--json", str(out_json), "--stats-text", str(stats),
-                                   "--timeseries", str(ts), "--interval", "100", "--quiet"])
+                                   "--timeseries", str(ts), "--interval", "100", "--quiet",
+                                   "--memory-model", "fixed"])
     assert res.exit_code == 0, res.output
     doc = json.loads(out_json.read_text())
+    assert doc["memory_model"] == "fixed"
     assert {"warpsim_version", "gpu", "workload", "method", "kernels", "total"} <= doc.keys()
     k = doc["kernels"][0]
     for key in ("id", "name", "grid", "block", "cycles", "warp_instructions", "thread_instructions", "ipc",
@@ -52,6 +54,7 @@ def test_cli_sim_end_to_end(tmp_path):
         assert key in doc["total"]
     assert k["warp_instructions"] == 4096 // 32 * 8
     text = stats.read_text()
+    assert text.startswith("warpsim: GPU QV100, memory model fixed")
     assert f"gpu_sim_cycle = {k['cycles']}" in text
     assert f"gpgpu_n_tot_w_icount = {k['warp_instructions']}" in text
     assert text.rstrip().endswith("GPGPU-Sim: *** exit detected ***")

@@ -46,7 +46,7 @@ def test_every_cta_runs_and_counts_match_the_trace():
 
 
 def test_arena_compaction_and_growth_do_not_change_results():
-    gpu = load_gpu("QV100")
+    gpu = load_gpu("QV100", ["memory_model=fixed"])
     ref = Simulator(gpu).run([shared_tiled(tiles=2, ctas=700)])
     sim = Simulator(gpu)
     sim.arena = ArenaManager(new_blocks(sim.arena.bl.info.shape[0]), n_inst=64, n_addr=8)
@@ -71,7 +71,7 @@ def test_stall_accounting_covers_every_scheduler_cycle():
 
 
 def test_same_input_gives_identical_results():
-    gpu = load_gpu("QV100")
+    gpu = load_gpu("QV100", ["memory_model=fixed"])
     docs = []
     for _ in range(2):
         out = Simulator(gpu).run([gather(n=1 << 14), vector_add(n=1 << 14, kid=2)])
@@ -87,7 +87,8 @@ def test_core_runs_without_jit_and_agrees():
         "from warpsim.bench.kernels import vector_add, shared_tiled\n"
         "from warpsim.config import load_gpu\n"
         "from warpsim.timing.gpu import simulate\n"
-        "out = simulate([vector_add(n=2048), shared_tiled(tiles=1, ctas=2, kid=2)], load_gpu('QV100'))\n"
+        "gpu = load_gpu('QV100', ['memory_model=fixed'])\n"
+        "out = simulate([vector_add(n=2048), shared_tiled(tiles=1, ctas=2, kid=2)], gpu)\n"
         "print(out.total_cycles, out.warp_instructions, sorted(out.stalls.items()))\n")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     res = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,

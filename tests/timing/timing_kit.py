@@ -63,6 +63,9 @@ def kernel(warps_per_cta, ctas=1, kid=1, nregs=32, shmem=0, stream=0, name="k"):
 
 
 def run(commands, *overrides, gpu="QV100", issue_log=0, **kw):
+    """Simulate at fixed memory latency unless the test names a memory model (the core is under test)."""
+    if not any(o.startswith("memory_model=") for o in overrides):
+        kw.setdefault("memory_model", "fixed")
     return simulate(commands, load_gpu(gpu, list(overrides)), issue_log=issue_log, **kw)
 
 

@@ -45,11 +45,11 @@ def reference_rate(n_inst: int = 1 << 20) -> float:
 
 
 def run_bench(gpu_name: str = "QV100", kernels: list[str] | None = None, repeats: int = 2,
-              write_traces_dir: Path | None = None, progress=None, memory_model: str = "fixed") -> dict:
+              write_traces_dir: Path | None = None, progress=None, memory_model: str | None = None) -> dict:
     from warpsim.config import load_gpu
     from warpsim.timing.gpu import simulate
 
-    gpu = load_gpu(gpu_name, [f"memory_model={memory_model}"])
+    gpu = load_gpu(gpu_name, [f"memory_model={memory_model}"] if memory_model else [])
     names = kernels or list(BENCH_KERNELS)
     unknown = [n for n in names if n not in BENCH_KERNELS]
     if unknown:

@@ -7,7 +7,7 @@ A plan names what to run as lists whose cartesian product is the campaign::
     gpus = ["QV100"]
     methods = ["full", "pkp"]           # default ["full"]
     sizes = ["tiny"]                    # default ["tiny"]; bundled workloads only
-    memory_models = ["fixed"]           # default ["fixed"]
+    memory_models = ["hierarchy"]       # default ["hierarchy"]; "fixed" = one latency per space
     overrides = ["sm.scheduler=gto"]    # applied to every run
     seed = 0
     max_cycles = 2000000
@@ -85,7 +85,7 @@ class RunSpec:
     gpu_target: str
     method: str = "full"
     size: str | None = "tiny"  # None for traces (size presets do not apply)
-    memory_model: str = "fixed"
+    memory_model: str = "hierarchy"
     variant: str = BASELINE
     overrides: tuple[str, ...] = ()
     seed: int = 0
@@ -330,7 +330,7 @@ def parse_plan(raw: dict[str, Any], path: str | Path = "<plan>") -> Plan:
     for s in sizes:
         if s not in PRESETS:
             raise ctx.fail("sizes", f"unknown size preset {s!r} (choose from {', '.join(PRESETS)})", s)
-    mems = ctx.str_list(raw, "memory_models", ["fixed"])
+    mems = ctx.str_list(raw, "memory_models", ["hierarchy"])
     for m in mems:
         if m not in MEMORY_MODELS:
             raise ctx.fail(
@@ -345,6 +345,15 @@ def parse_plan(raw: dict[str, Any], path: str | Path = "<plan>") -> Plan:
     timeout = _number(ctx, raw, "timeout_s", float, None, 0.001)
 
     from warpsim.campaign.identity import run_content
+    from warpsim.config.models import check_model_overrides
+    from warpsim.errors import InputError
+
+    for mem in mems:
+        for var in variants:
+            try:
+                check_model_overrides(mem, common + var.overrides)
+            except InputError as exc:
+                raise ctx.fail("memory_models", f"variant {var.name!r}: {exc.message}", mem) from None
 
     runs: list[RunSpec] = []
     seen: set[str] = set()

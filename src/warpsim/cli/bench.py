@@ -21,7 +21,8 @@ def bench(
                             ".toml description"),
     kernel: list[str] = typer.Option([], "--kernel", help="only these bench kernels"),
     repeats: int = typer.Option(2, "--repeats", help="runs per kernel (the first is the cold run)"),
-    memory_model: str = typer.Option("fixed", "--memory-model", help="fixed (default) or hierarchy"),
+    memory_model: str | None = typer.Option(None, "--memory-model",
+                                            help="hierarchy (the GPU's default) or fixed"),
 ) -> None:
     """Simulate the bench kernels and print warp instructions and cycles simulated per second."""
     from warpsim.bench.run import run_bench

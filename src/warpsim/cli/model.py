@@ -50,7 +50,7 @@ def model(
     size: str = typer.Option("tiny", "--size", help="workload size preset: tiny, small, standard "
                              "(bundled workloads only)"),
     overrides: list[str] = typer.Option([], "--set", help="override a GPU field, e.g. --set sm.count=40"),
-    memory: str | None = typer.Option(None, "--memory-model", help="memory model: fixed, hierarchy"),
+    memory: str | None = typer.Option(None, "--memory-model", help="hierarchy (default) or fixed"),
     max_ctas: int | None = typer.Option(None, "--max-ctas", help="characterise the first N CTAs per kernel"),
     json_out: Path | None = typer.Option(None, "--json", help="write the documents (JSON, keyed by model); "
                                          "'-' for stdout"),

@@ -125,8 +125,9 @@ def sim(
     max_cycles: int | None = typer.Option(None, "--max-cycles", help="stop after this many core cycles"),
     overrides: list[str] = typer.Option([], "--set", help="override a GPU field, section.key=value "
                                         "(repeatable), e.g. --set sm.count=40"),
-    memory: str | None = typer.Option(None, "--memory-model", help="override the GPU's memory model: "
-                                      "fixed or hierarchy"),
+    memory: str | None = typer.Option(None, "--memory-model",
+                                      help="hierarchy (caches, crossbar, DRAM; the default) or fixed "
+                                           "(one latency per memory space)"),
     size: list[str] = typer.Option([], "--size", help="bundled workloads: a preset (tiny, small, standard) "
                                    "and/or KEY=VALUE sizes (repeatable), e.g. --size small --size N=256"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress line or table"),

@@ -17,7 +17,7 @@ import numpy as np
 
 from warpsim.errors import InputError, WarpsimError
 from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource, Memcpy
-from warpsim.timing import core
+from warpsim.timing import compile_notice, core
 from warpsim.timing.arena import ArenaManager
 from warpsim.timing.control import Controller, KernelView, StopRecord
 from warpsim.timing.memory import begin_kernel as mem_begin_kernel
@@ -449,6 +449,8 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
 
     `issue_log` > 0 records (cycle, warp slot, arena index) of that many first issues.
     """
+    model = memory_model or gpu.memory_model
+    compile_notice.announce(model)
     sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model, issue_log=issue_log,
                     warp_log=int(getattr(controller, "warp_log", 0) or 0),
                     block_log=int(getattr(controller, "block_log", 0) or 0))
@@ -458,7 +460,9 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return sim.run(commands, max_cycles=max_cycles, progress=progress, controller=controller)
+        out = sim.run(commands, max_cycles=max_cycles, progress=progress, controller=controller)
+        compile_notice.mark_compiled(model)
+        return out
     finally:
         if was_enabled:
             gc.enable()

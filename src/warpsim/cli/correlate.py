@@ -1,0 +1,60 @@
+"""`warpsim correlate`: simulated per-kernel counters against hardware counters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from warpsim.cli import app
+
+out_console = Console()
+
+
+@app.command()
+def correlate(
+    files: list[Path] = typer.Argument(..., help="result documents (SIM.json, one or more) and one hardware "
+                                                 "CSV (Accel-Sim counter schema or Nsight Compute export)"),
+    counters: str = typer.Option("all", "--counters",
+                                 help="comma-separated counters (see docs/validation.md)"),
+    maps: list[str] = typer.Option([], "--map", help="match a simulated kernel to a hardware one: SIM=HW"),
+    benchmark: str | None = typer.Option(None, "--benchmark", help="only hardware rows whose benchmark "
+                                                                    "matches this regular expression"),
+    json_out: Path | None = typer.Option(None, "--json", help="write the correlation document (JSON)"),
+    html_out: Path | None = typer.Option(None, "--html",
+                                         help="write an HTML page with one scatter per counter"),
+) -> None:
+    """Per-kernel correlation of cycles, IPC, L1/L2 hits and misses and DRAM traffic with hardware."""
+    from warpsim.errors import InputError
+    from warpsim.results import write_json
+    from warpsim.validate.correlate import correlate as run_correlate
+    from warpsim.validate.counters import parse_counter_list
+    from warpsim.validate.pages import correlation_html, correlation_tables
+
+    hw = [f for f in files if f.suffix.lower() == ".csv"]
+    sims = [f for f in files if f.suffix.lower() != ".csv"]
+    if len(hw) != 1 or not sims:
+        raise InputError("give one or more result documents (.json) and exactly one hardware CSV (.csv)",
+                         key="files", text=" ".join(str(f) for f in files))
+    mapping = {}
+    for m in maps:
+        s, sep, h = m.partition("=")
+        if not sep or not s.strip() or not h.strip():
+            raise InputError("--map must look like SIM_KERNEL=HW_KERNEL", key="--map", text=m)
+        mapping[s.strip()] = h.strip()
+    doc = run_correlate(sims, hw[0], parse_counter_list(counters), mapping=mapping, benchmark=benchmark)
+    if json_out:
+        write_json(doc, json_out)
+    if html_out:
+        html_out.write_text(correlation_html(doc))
+    for td in correlation_tables(doc):
+        t = Table(title=f"warpsim correlate: {td.title}")
+        for i, h in enumerate(td.headers):
+            t.add_column(h, justify="right" if i in td.numeric else "left")
+        for row in td.rows:
+            t.add_row(*row)
+        out_console.print(t)
+    for line in doc["unmatched_sim_kernels"]:
+        Console(stderr=True).print(f"unmatched: {line}", highlight=False)

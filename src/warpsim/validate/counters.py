@@ -1,0 +1,82 @@
+"""The counter table of `warpsim correlate`: one row per counter, naming where it comes from in a
+warpsim result document, in Accel-Sim's hardware-counter CSV (gv100_rodinia_hw_perf.csv) and in
+an Nsight Compute CSV export. All cache and DRAM counts are 32 B sectors.
+
+COUNTERS below is that table (docs/validation.md prints it in full): cycles, warp_instructions,
+ipc (warp instructions per cycle), l1/l2 read/write hits/misses (GLOBAL_ACC_R/W breakdown rows of
+the result JSON; Accel-Sim L1_RH ... L2_WM; Nsight l1tex__t_sectors_pipe_lsu_mem_global_op_* and
+lts__t_sectors_srcunit_tex_op_* lookup_hit/lookup_miss), dram_reads/writes (DRAM_Rd/Wr;
+dram__sectors_read/write.sum).
+
+As in Accel-Sim's correlator, a pending hit (HIT_RESERVED: the sector is already on its way) counts
+as a miss, not a hit. The fixed memory model has no caches: its cache and DRAM counters are absent
+and those counters are reported as "not simulated".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Counter:
+    name: str
+    sim: Callable[[dict], float | None]
+    accelsim: tuple[str, ...]         # column in the Accel-Sim HW CSV (empty: not in that schema)
+    nsight: tuple[str, ...]           # metric names, first present wins
+    ratio_of: tuple[str, str] | None = None   # derived: numerator / denominator counters
+
+
+def _cache(level: str, kind: str, what: str) -> Callable[[dict], float | None]:
+    def get(k: dict) -> float | None:
+        bd = (k.get(level) or {}).get("breakdown")
+        if not bd or kind not in bd:
+            return None
+        row = bd[kind]
+        return float(row["HIT"]) if what == "hit" else float(row["TOTAL_ACCESS"] - row["HIT"])
+    return get
+
+
+def _dram(what: str) -> Callable[[dict], float | None]:
+    def get(k: dict) -> float | None:
+        d = k.get("dram") or {}
+        return float(d[what]) if what in d else None
+    return get
+
+
+R, W = "GLOBAL_ACC_R", "GLOBAL_ACC_W"
+LTS, L1T = "lts__t_sectors_srcunit_tex_op_", "l1tex__t_sectors_pipe_lsu_mem_global_op_"
+CYCLE_METRICS = ("gpc__cycles_elapsed.max", "gpc__cycles_elapsed.avg", "sm__cycles_elapsed.avg")
+INST_METRICS = ("smsp__inst_executed.sum", "sm__inst_executed.sum")
+
+COUNTERS: dict[str, Counter] = {c.name: c for c in (
+    Counter("cycles", lambda k: float(k["cycles"]), ("Elapsed_Cycles",), CYCLE_METRICS),
+    Counter("warp_instructions", lambda k: float(k["warp_instructions"]), (), INST_METRICS),
+    Counter("ipc", lambda k: k["warp_instructions"] / k["cycles"] if k["cycles"] else None, (), (),
+            ratio_of=("warp_instructions", "cycles")),
+    Counter("l1_read_hits", _cache("l1d", R, "hit"), ("L1_RH",), (L1T + "ld_lookup_hit.sum",)),
+    Counter("l1_read_misses", _cache("l1d", R, "miss"), ("L1_RM",), (L1T + "ld_lookup_miss.sum",)),
+    Counter("l1_write_hits", _cache("l1d", W, "hit"), ("L1_WH",), (L1T + "st_lookup_hit.sum",)),
+    Counter("l1_write_misses", _cache("l1d", W, "miss"), ("L1_WM",), (L1T + "st_lookup_miss.sum",)),
+    Counter("l2_read_hits", _cache("l2", R, "hit"), ("L2_RH",), (LTS + "read_lookup_hit.sum",)),
+    Counter("l2_read_misses", _cache("l2", R, "miss"), ("L2_RM",), (LTS + "read_lookup_miss.sum",)),
+    Counter("l2_write_hits", _cache("l2", W, "hit"), ("L2_WH",), (LTS + "write_lookup_hit.sum",)),
+    Counter("l2_write_misses", _cache("l2", W, "miss"), ("L2_WM",), (LTS + "write_lookup_miss.sum",)),
+    Counter("dram_reads", _dram("reads"), ("DRAM_Rd",), ("dram__sectors_read.sum",)),
+    Counter("dram_writes", _dram("writes"), ("DRAM_Wr",), ("dram__sectors_write.sum",)),
+)}
+
+
+def parse_counter_list(text: str | None) -> list[str]:
+    """`"cycles,l2_read_hits"` -> names; None or "all" -> every counter. Unknown names are errors."""
+    from warpsim.errors import InputError
+
+    if not text or text == "all":
+        return list(COUNTERS)
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in COUNTERS]
+    if bad:
+        raise InputError(f"unknown counter(s) {', '.join(bad)} (counters: {', '.join(COUNTERS)})",
+                         key="--counters")
+    return names

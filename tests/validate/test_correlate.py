@@ -1,0 +1,129 @@
+"""`warpsim correlate`: hardware CSV readers (Accel-Sim schema, Nsight raw and long), kernel
+matching, per-counter statistics, the CLI end to end on small files."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from warpsim.cli import app
+from warpsim.errors import InputError
+from warpsim.validate.correlate import base_name, correlate
+from warpsim.validate.hwcounters import read_hw_counters
+
+
+def _cache(rh, rtot, wh, wtot):
+    return {"breakdown": {"GLOBAL_ACC_R": {"HIT": rh, "TOTAL_ACCESS": rtot},
+                          "GLOBAL_ACC_W": {"HIT": wh, "TOTAL_ACCESS": wtot}}}
+
+
+def _kernel(name, cycles, winst, l1, l2, dr, dw):
+    return {"name": name, "cycles": cycles, "warp_instructions": winst, "provenance": "simulated",
+            "l1d": _cache(*l1), "l2": _cache(*l2), "dram": {"reads": dr, "writes": dw}}
+
+
+def _sim_doc(tmp_path, kernels, model="hierarchy"):
+    p = tmp_path / "sim.json"
+    p.write_text(json.dumps({"workload": "rodinia/backprop", "memory_model": model, "kernels": kernels}))
+    return p
+
+
+ACCELSIM_HEADER = ("Benchmark,Kernel,L1_RH,L1_RM,L1_WH,L1_WM,CC_ACC,SHRD_ACC,DRAM_Rd,DRAM_Wr,L2_RH,L2_RM,"
+                   "L2_WH,L2_WM,NOC,Pipeline_Duty,Num_Idle_SMs,Elapsed_Cycles,Chip Voltage\n")
+
+
+def test_base_names():
+    assert base_name("_Z22bpnn_layerforward_CUDAPfS_S_S_ii") == "bpnn_layerforward_CUDA"
+    assert base_name("_ZN7cutlass4gemm16gemm_kernel_nolbINS0_E") == "gemm_kernel_nolb"
+    assert base_name("_Z21mergeSortSharedKernelILj1EEvPjS0_") == "mergeSortSharedKernel"
+    assert base_name("void transpose<16>(float*, int)") == "transpose"
+    assert base_name("findK") == "findK"
+
+
+def test_accelsim_schema_end_to_end(tmp_path):
+    hw = tmp_path / "hw.csv"
+    hw.write_text(ACCELSIM_HEADER
+                  + "bp-rodinia,_Z22bpnn_layerforward_CUDAPfS_S_S_ii,"
+                    "100,300,50,10,0,0,400,60,200,100,40,0,0,0,0,1000,1\n"
+                  + "bp-rodinia,_Z24bpnn_adjust_weights_cudaPfiS_iS_S_,"
+                    "80,120,30,20,0,0,200,90,100,100,50,0,0,0,0,2000,1\n"
+                  + "other,unrelatedKernel,1,1,1,1,0,0,1,1,1,1,1,1,0,0,0,5,1\n")
+    # two launches of the first kernel: mean per launch is cycles 1100, L1 read hits 110
+    sim = _sim_doc(tmp_path, [
+        _kernel("bp_layerforward", 1000, 500, (100, 400, 50, 60), (200, 300, 40, 40), 380, 60),
+        _kernel("bp_layerforward", 1200, 500, (120, 420, 50, 60), (220, 300, 40, 40), 420, 60),
+        _kernel("bp_adjust_weights", 1800, 900, (80, 200, 30, 50), (100, 200, 50, 50), 200, 100),
+        _kernel("no_such_kernel_anywhere", 10, 1, (0, 0, 0, 0), (0, 0, 0, 0), 0, 0),
+    ])
+    doc = correlate([sim], hw)
+    assert doc["hardware_format"] == "accelsim"
+    pts = {p["sim_kernel"]: p for p in doc["points"]}
+    assert set(pts) == {"bp_layerforward", "bp_adjust_weights"}
+    lf = pts["bp_layerforward"]
+    assert lf["matched_by"] == "token" and lf["sim_launches"] == 2
+    assert lf["sim"]["cycles"] == 1100 and lf["hw"]["cycles"] == 1000
+    assert lf["sim"]["l1_read_hits"] == 110 and lf["sim"]["l1_read_misses"] == 300   # (300 + 300) / 2
+    assert lf["hw"]["l2_write_misses"] == 0 and lf["sim"]["dram_reads"] == 400
+    s = doc["statistics"]["cycles"]
+    assert s["n"] == 2 and s["mae_pct"] == pytest.approx((10 + 10) / 2) and s["pearson"] == pytest.approx(1.0)
+    assert doc["statistics"]["ipc"]["status"].startswith("not in the hardware file")
+    assert len(doc["unmatched_sim_kernels"]) == 1 and "no_such_kernel" in doc["unmatched_sim_kernels"][0]
+    # the CLI: table, JSON and HTML
+    out, html = tmp_path / "c.json", tmp_path / "c.html"
+    res = CliRunner().invoke(app, ["correlate", str(sim), str(hw), "--json", str(out), "--html", str(html),
+                                   "--counters", "cycles,dram_reads"])
+    assert res.exit_code == 0, res.output
+    assert "hierarchy memory model" in res.output
+    assert json.loads(out.read_text())["counters"] == ["cycles", "dram_reads"]
+    assert html.read_text().count("<img") == 2
+
+
+def test_nsight_raw_and_long_exports(tmp_path):
+    raw = tmp_path / "raw.csv"
+    raw.write_text('==PROF== Connected to process\n'
+                   '"ID","Process ID","Process Name","Kernel Name","gpc__cycles_elapsed.max",'
+                   '"smsp__inst_executed.sum","dram__sectors_read.sum"\n'
+                   '"","","","","cycle","inst","sector"\n'
+                   '"0","1","app","vecadd","2,000","1,000","640"\n'
+                   '"1","1","app","vecadd","2,200","1,000","660"\n')
+    fmt, ks = read_hw_counters(raw)
+    assert fmt == "nsight-raw" and len(ks) == 2
+    assert ks[0].values["cycles"] == 2000 and ks[0].values["ipc"] == pytest.approx(0.5)
+    long = tmp_path / "long.csv"
+    long.write_text('"ID","Process Name","Kernel Name","Section Name","Metric Name","Metric Unit",'
+                    '"Metric Value"\n'
+                    '"0","app","vecadd(float*)","raw","gpc__cycles_elapsed.max","cycle","2000"\n'
+                    '"0","app","vecadd(float*)","raw","dram__sectors_read.sum","sector","640"\n')
+    fmt, ks = read_hw_counters(long)
+    assert fmt == "nsight-long" and ks[0].values == {"cycles": 2000, "dram_reads": 640}
+    sim = _sim_doc(tmp_path, [_kernel("vecadd", 2100, 1000, (0, 0, 0, 0), (0, 0, 0, 0), 650, 0)])
+    doc = correlate([sim], raw, ["cycles", "ipc"])
+    (p,) = doc["points"]
+    assert p["hw_rows"] == 2 and p["hw"]["cycles"] == 2100 and p["matched_by"] == "name"
+    assert p["sim"]["ipc"] == pytest.approx(1000 / 2100)
+
+
+def test_fixed_model_counters_are_reported_not_simulated(tmp_path):
+    hw = tmp_path / "hw.csv"
+    hw.write_text(ACCELSIM_HEADER + "b,k1,1,1,1,1,0,0,1,1,1,1,1,1,0,0,0,100,1\n")
+    k = {"name": "k1", "cycles": 90, "warp_instructions": 5, "l1d": {}, "l2": {}, "dram": {}}
+    doc = correlate([_sim_doc(tmp_path, [k], model="fixed")], hw, ["cycles", "l2_read_hits"])
+    assert doc["memory_model"] == "fixed"
+    assert doc["statistics"]["cycles"]["status"] == "ok"
+    assert doc["statistics"]["l2_read_hits"]["status"].startswith("not simulated")
+
+
+@pytest.mark.parametrize("args, needle", [(["--counters", "bogus"], "bogus"), (["--map", "x"], "--map")])
+def test_cli_input_errors(tmp_path, args, needle):
+    hw = tmp_path / "hw.csv"
+    hw.write_text(ACCELSIM_HEADER + "b,k1,1,1,1,1,0,0,1,1,1,1,1,1,0,0,0,100,1\n")
+    sim = _sim_doc(tmp_path, [])
+    res = CliRunner().invoke(app, ["correlate", str(sim), str(hw), *args])
+    assert isinstance(res.exception, InputError) and needle in str(res.exception)
+
+
+def test_unknown_csv_layout(tmp_path):
+    p = tmp_path / "x.csv"
+    p.write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match="not a hardware-counter CSV"):
+        read_hw_counters(p)
