@@ -6,7 +6,7 @@ import numpy as np
 
 from warpsim.errors import InputError
 from warpsim.timing.memory.hierarchy import state as S
-from warpsim.timing.memory.hierarchy.hashing import hash_code, log2_exact, parse_address_map
+from warpsim.timing.memory.hierarchy.hashing import hash_bits, hash_code, log2_exact, parse_address_map
 from warpsim.timing.memory.hierarchy.l1d import l1_flush
 from warpsim.timing.memory.hierarchy.l2 import l2_install_range
 from warpsim.timing.memory.hierarchy.pack import pack
@@ -122,7 +122,7 @@ def build_hierarchy(gpu) -> HierState:
     p[S.P_IC_LAT] = ic.latency
     p[S.P_D_HASH] = hash_code(l2.index_hash, "l2.index_hash", n_ch)
     p[S.P_D_CHSHIFT] = chshift
-    p[S.P_D_CHBITS] = max(log2_exact(n_ch), 0)
+    p[S.P_D_CHBITS] = hash_bits(n_ch) if l2.index_hash == "ipoly" else max(log2_exact(n_ch), 0)
     p[S.P_D_NBK] = d.nbk
     p[S.P_D_NBKGRP] = d.nbkgrp
     for key, val in ((S.P_D_CCD, d.tCCD), (S.P_D_RRD, d.tRRD), (S.P_D_RCD, d.tRCD), (S.P_D_RAS, d.tRAS),
