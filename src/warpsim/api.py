@@ -51,7 +51,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
              overrides: Sequence[str] = (), max_cycles: int | None = None, ts_interval: int = 500,
              memory_model: str | None = None, size: str = "tiny", progress=None,
              workload_name: str | None = None, sample: str = "full", profile=None,
-             pkp: dict | None = None) -> Simulation:
+             pkp: dict | None = None, timeout_s: float | None = None) -> Simulation:
     """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc.
 
     `sample` picks a sampled-simulation method (see `warpsim.sampling.driver.METHODS`); `profile`
@@ -60,9 +60,11 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     from warpsim.config import load_gpu
     from warpsim.results import result_document
     from warpsim.sampling import driver
+    from warpsim.timing.gpu import check_limits
     from warpsim.timing.gpu import simulate as run_timing
 
     t0 = time.perf_counter()
+    check_limits(max_cycles, timeout_s, ts_interval)
     cfg = load_gpu(gpu, overrides)
     sample = sample or "full"
     driver.check_method(sample, cfg)
@@ -72,7 +74,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
         commands, name = target, workload_name or "commands"
     if sample == "full":
         out = run_timing(commands, cfg, max_cycles=max_cycles, ts_interval=ts_interval,
-                         memory_model=memory_model, progress=progress)
+                         memory_model=memory_model, progress=progress, timeout_s=timeout_s)
         wall = time.perf_counter() - t0
         doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),
                               wall_seconds=wall)
@@ -86,7 +88,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     cmds, outcome, sources = driver.plan(commands, sample, cfg, workload=workload_name or name,
                                          profile=profile, pkp_overrides=pkp)
     out = run_timing(cmds, cfg, max_cycles=max_cycles, ts_interval=ts_interval, memory_model=memory_model,
-                     progress=progress, controller=outcome.pkp)
+                     progress=progress, controller=outcome.pkp, timeout_s=timeout_s)
     driver.finish(outcome, out)
     wall = time.perf_counter() - t0
     doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),

@@ -13,6 +13,16 @@ from warpsim.cli import app
 
 out_console = Console()
 PKP_METHODS = ("pkp", "pkp-inst", "pka")
+EXIT_TRUNCATED = 3      # the run was cut by --max-cycles or --timeout (documented in README/docs/timing.md)
+
+
+def truncation_note(doc: dict) -> str:
+    """What cut the run short, for the table and the warning."""
+    t = doc["total"]
+    by = t.get("stopped_by")
+    if by == "timeout":
+        return f"stopped by --timeout at cycle {t['cycles']:,}"
+    return f"stopped by --max-cycles at cycle {t['cycles']:,}"
 
 
 def summary_table(doc: dict, max_rows: int = 20) -> Table:
@@ -29,7 +39,8 @@ def summary_table(doc: dict, max_rows: int = 20) -> Table:
                   if n not in ("fractions", "issued", "no_instruction")}
         top = max(stalls, key=stalls.get) if stalls else "-"
         occ = k.get("occupancy")
-        row = [str(k["id"]), k["name"][:40], str(k["ctas"]), f"{k['cycles']:,}",
+        mark = "*" if k.get("truncated") else ""
+        row = [str(k["id"]) + mark, k["name"][:40], str(k["ctas"]), f"{k['cycles']:,}",
                f"{k['warp_instructions']:,}", f"{k['ipc']:.2f}",
                f"{100 * occ['achieved']:.1f}%" if occ else "-", top]
         if method != "full":
@@ -38,6 +49,8 @@ def summary_table(doc: dict, max_rows: int = 20) -> Table:
     if len(doc["kernels"]) > max_rows:
         table.add_row("...", f"{len(doc['kernels']) - max_rows} more kernels", *[""] * (len(cols) - 2))
     t = doc["total"]
+    if t.get("truncated"):
+        table.caption = f"TRUNCATED: {truncation_note(doc)}; kernels marked * did not finish"
     table.add_section()
     row = ["total", "", "", f"{t['cycles']:,}", f"{t['warp_instructions']:,}", f"{t['ipc']:.2f}", "",
            f"{t['wall_seconds']:.2f} s, {t['sim_rate_kips']:.1f} KIPS"]
@@ -65,8 +78,13 @@ def sim(
     json_out: Path | None = typer.Option(None, "--json", help="write the result document (JSON)"),
     stats_text_out: Path | None = typer.Option(None, "--stats-text", help="write Accel-Sim style statistics"),
     timeseries: Path | None = typer.Option(None, "--timeseries", help="write the time series (CSV)"),
-    interval: int = typer.Option(500, "--interval", help="time-series sample period in core cycles"),
-    max_cycles: int | None = typer.Option(None, "--max-cycles", help="stop after this many core cycles"),
+    interval: int = typer.Option(500, "--interval", min=1, help="time-series sample period in core cycles"),
+    max_cycles: int | None = typer.Option(None, "--max-cycles", min=1,
+                                          help=f"stop after this many core cycles "
+                                               f"(exit code {EXIT_TRUNCATED})"),
+    timeout: float | None = typer.Option(None, "--timeout", min=0.001,
+                                         help=f"stop after this many wall-clock seconds (exit code "
+                                              f"{EXIT_TRUNCATED})"),
     overrides: list[str] = typer.Option([], "--set", help="override a GPU field, e.g. --set sm.count=40"),
     memory: str | None = typer.Option(None, "--memory-model", help="override the GPU's memory model"),
     size: str = typer.Option("tiny", "--size", help="workload size preset (bundled workloads only)"),
@@ -102,6 +120,7 @@ def sim(
 
     with progress:
         result = simulate(target, gpu, overrides=overrides, max_cycles=max_cycles, ts_interval=interval,
+                          timeout_s=timeout,
                           memory_model=memory, size=size, progress=on_progress, sample=sample,
                           profile=profile,
                           pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS else None)
@@ -114,3 +133,8 @@ def sim(
         write_timeseries_csv(result.output, timeseries)
     if not quiet:
         out_console.print(summary_table(doc))
+    if doc["total"].get("truncated"):
+        if not quiet:
+            Console(stderr=True).print(f"warning: {truncation_note(doc)}; the results cover only "
+                                       "the simulated part")
+        raise typer.Exit(EXIT_TRUNCATED)

@@ -223,9 +223,14 @@ def memcpy_h2d(hs: HierState, addr: int, nbytes: int) -> None:
     """MemcpyHtoD: every 32 B sector of [addr, addr + nbytes) is installed (clean) in its L2 slice.
 
     Lines displaced by the warm-up are dropped without write-back (copies come between kernels).
+    A copy larger than the L2 installs only its last L2-capacity bytes: what an LRU L2 can still
+    hold after the copy (a 1 TB copy used to install 2^35 sectors one by one).
     """
     if nbytes <= 0:
         return
+    cap = int(hs.p[S.P_L2_SETS]) * int(hs.p[S.P_L2_WAYS]) * int(hs.p[S.P_NSLICE]) * 128
+    if nbytes > cap:
+        addr, nbytes = int(addr) + int(nbytes) - cap, cap
     first = int(addr) >> 5
     last = (int(addr) + int(nbytes) - 1) >> 5
     l2_install_range(hs, np.int64(first), np.int64(last - first + 1))
