@@ -27,11 +27,13 @@ from warpsim.timing.memory import (
     build_memory,
     collect_stats,
     finish_stats,
-    mem_sample,
+    hierarchy_state,
+    is_hierarchy,
     memcpy_h2d,
     memory_model_name,
     sample_scale,
 )
+from warpsim.timing.memory.hierarchy import hier_sample
 from warpsim.timing.occupancy import Occupancy, occupancy
 from warpsim.timing.state import (
     C_BAR_COUNT,
@@ -412,7 +414,8 @@ class Simulator:
         total = int(g[G_CYCLE]) if not self.results else max(r.end_cycle for r in self.results)
         core.flush_stall_accounting(total, self.sc, self.g0)
         counters = np.zeros(self.g0.ts.shape[1] - TS_MEM, np.int64)
-        mem_sample(self.ms, counters)
+        if is_hierarchy(self.ms):          # Python side: the named views, not the compiled unpack
+            hier_sample(hierarchy_state(self.ms), counters)
         timeseries = with_final_row(self.g0, total, counters)
         return SimOutput(
             kernels=self.results, total_cycles=total, warp_instructions=int(g[G_WINST]),
