@@ -23,11 +23,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "fuzz"))
 
 from fuzz_kit import CLASSES, check  # noqa: E402
-from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 
 class InputTimeout(TimeoutError):
     pass
+
+
+class BudgetSpent(Exception):
+    """Raised once a class's wall-clock budget is spent: ends hypothesis's generation at once."""
 
 
 def _alarm(signum, frame):
@@ -42,11 +46,11 @@ def run_class(name: str, examples: int, cap_s: float, budget_s: float, rng_seed:
 
     @seed(rng_seed)
     @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
-              suppress_health_check=list(HealthCheck))
+              suppress_health_check=list(HealthCheck), phases=[Phase.generate])
     @given(strategy)
     def prop(data):
         if time.perf_counter() - t0 > budget_s:
-            return
+            raise BudgetSpent()
         counts["inputs"] += 1
         signal.setitimer(signal.ITIMER_REAL, cap_s)
         try:
@@ -63,7 +67,10 @@ def run_class(name: str, examples: int, cap_s: float, budget_s: float, rng_seed:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
 
-    prop()
+    try:
+        prop()
+    except BudgetSpent:
+        pass
     counts["seconds"] = round(time.perf_counter() - t0, 1)
     counts["samples"] = samples[:10]
     return counts
