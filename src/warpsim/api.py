@@ -82,7 +82,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
              memory_model: str | None = None, size: str = "tiny", sizes: dict | None = None, progress=None,
              workload_name: str | None = None, sample: str = "full", profile=None,
              pkp: dict | None = None, photon: dict | None = None, target_error: float = 2.0,
-             started: float | None = None, isa: str = "ptx") -> Simulation:
+             started: float | None = None, isa: str = "ptx", timeout_s: float | None = None) -> Simulation:
     """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc.
 
     `sample` picks a sampled-simulation method (see `warpsim.sampling.methods.METHODS`); `profile`
@@ -99,8 +99,10 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     from warpsim.config.models import check_model_overrides
     from warpsim.results import result_document
     from warpsim.sampling.methods import NEEDS_PROFILE, check_method
+    from warpsim.timing.gpu import check_limits
     from warpsim.timing.gpu import simulate as run_timing
 
+    check_limits(max_cycles, timeout_s, ts_interval)
     cfg = load_gpu(gpu, overrides)
     check_model_overrides(memory_model or cfg.memory_model, overrides)
     sample = sample or "full"
@@ -114,7 +116,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
         tracker = _tracker(progress, commands, target, None)
         out = run_timing(commands, cfg, max_cycles=max_cycles, ts_interval=ts_interval,
                          memory_model=memory_model, progress=tracker and tracker.on_progress,
-                         controller=tracker)
+                         controller=tracker, timeout_s=timeout_s)
         wall = time.perf_counter() - t0
         doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),
                               wall_seconds=wall)
@@ -133,7 +135,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     tracker = _tracker(progress, cmds, target, inner)
     out = run_timing(cmds, cfg, max_cycles=max_cycles, ts_interval=ts_interval, memory_model=memory_model,
                      progress=tracker and tracker.on_progress,
-                     controller=tracker if tracker is not None else inner)
+                     controller=tracker if tracker is not None else inner, timeout_s=timeout_s)
     driver.finish(outcome, out)
     wall = time.perf_counter() - t0
     doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),

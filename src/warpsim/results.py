@@ -20,6 +20,7 @@ from warpsim.timing.state import (
     TS_CYCLE,
     TS_DRAM_BUSY,
     TS_FINISHED_CTAS,
+    TS_KERNEL,
     TS_L2_ACCESSES,
     TS_L2_MISSES,
     TS_TINST,
@@ -99,6 +100,8 @@ def result_document(out: SimOutput, gpu, *, workload: str, overrides: list[str] 
             "ci95_cycles": None,
             "provenance": "simulated",
             "truncated": out.truncated,
+            "stopped_by": out.stopped_by,
+            "timeseries_interval": out.ts_interval,
             "memcpy_bytes": out.memcpy_bytes,
             "stalls": out.stalls,
         },
@@ -109,16 +112,19 @@ def write_json(doc: dict, path: str | Path) -> None:
     Path(path).write_text(json.dumps(doc, indent=2) + "\n")
 
 
-TIMESERIES_COLUMNS = ("cycle", "ipc", "thread_ipc", "active_warps", "finished_ctas", "warp_instructions",
-                      "l2_accesses", "l2_misses", "l2_miss_rate", "dram_utilization")
+TIMESERIES_COLUMNS = ("cycle", "kernel", "ipc", "thread_ipc", "active_warps", "finished_ctas",
+                      "warp_instructions", "l2_accesses", "l2_misses", "l2_miss_rate", "dram_utilization")
 
 
 def timeseries_rows(out: SimOutput) -> list[tuple]:
     """One row per sample interval: IPC, L2 accesses/misses/miss rate and DRAM data-bus utilisation
     within the interval; active warps and finished CTAs at its end (memory columns are 0 with the
-    fixed-latency model)."""
+    fixed-latency model). `kernel` is the id of the kernel launched last ("" before the first).
+    The last row closes the last, partial interval at the run's final cycle; an idle stretch
+    spanning several intervals is one row, and a long run's interval doubles (`ts_interval`) so
+    the series stays under 65,536 rows."""
     rows = []
-    prev = np.zeros(out.timeseries.shape[1] if out.timeseries.ndim == 2 else 8, dtype=np.int64)
+    prev = np.zeros(out.timeseries.shape[1] if out.timeseries.ndim == 2 else 9, dtype=np.int64)
     for rec in out.timeseries:
         c = int(rec[TS_CYCLE])
         dc = c - int(prev[TS_CYCLE])
@@ -127,7 +133,9 @@ def timeseries_rows(out: SimOutput) -> list[tuple]:
         miss = int(rec[TS_L2_MISSES] - prev[TS_L2_MISSES])
         busy = int(rec[TS_DRAM_BUSY] - prev[TS_DRAM_BUSY])
         cap = dc * out.dram_busy_per_cycle
-        rows.append((c, dw / dc if dc else 0.0, dt / dc if dc else 0.0, int(rec[TS_ACTIVE_WARPS]),
+        kernel = int(rec[TS_KERNEL])
+        rows.append((c, kernel if kernel >= 0 else "", dw / dc if dc else 0.0, dt / dc if dc else 0.0,
+                     int(rec[TS_ACTIVE_WARPS]),
                      int(rec[TS_FINISHED_CTAS]), int(rec[TS_WINST]), acc, miss, miss / acc if acc else 0.0,
                      min(busy / cap, 1.0) if cap > 0 else 0.0))
         prev = rec

@@ -8,8 +8,10 @@ from warpsim.timing.memory.hierarchy.hashing import (
     IRREDUCIBLE,
     gf2_mod,
     gf2_mod_bytes,
+    hash_bits,
     hash_code,
     hash_index,
+    hash_rest,
     parse_address_map,
 )
 from warpsim.timing.memory.hierarchy.state import H_IPOLY, H_LINEAR, H_XOR
@@ -65,8 +67,28 @@ def test_bad_inputs_name_the_key():
     with pytest.raises(InputError, match="dram.address_map"):
         parse_address_map("RRBB", 32)
     with pytest.raises(InputError, match="power-of-two"):
-        hash_code("ipoly", "l2.index_hash", 40)
+        hash_code("xor", "l2.index_hash", 40)
+    assert hash_code("ipoly", "l2.index_hash", 40) == H_IPOLY
     with pytest.raises(InputError, match="unknown index hash"):
         hash_code("fancy", "l2.index_hash", 32)
     assert hash_code("linear", "k", 40) == H_LINEAR
     assert np.int64(hash_index(41, 40, 0, H_LINEAR)) == 1
+
+
+def test_ipoly_over_forty_channels_is_a_bijection_that_spreads_strides():
+    """H100's 40 channels: (channel, rest) identifies the block, every run of 40 consecutive
+    blocks covers the 40 channels once, and a 2^k stride is not funnelled into few channels."""
+    n, bits = 40, hash_bits(40)
+    assert bits == 6
+    seen = set()
+    for block in range(4000):
+        ch = int(hash_index(block, n, bits, H_IPOLY))
+        rest = int(hash_rest(block, n, bits, H_IPOLY))
+        assert 0 <= ch < n and rest == block // n
+        seen.add((ch, rest))
+    assert len(seen) == 4000
+    for start in (0, 40 * 7):
+        assert {int(hash_index(start + i, n, bits, H_IPOLY)) for i in range(n)} == set(range(n))
+    linear = {i * 64 % n for i in range(n)}          # stride 64 blocks: linear uses 5 channels
+    hashed = {int(hash_index(i * 64, n, bits, H_IPOLY)) for i in range(n)}
+    assert len(linear) == 5 and len(hashed) > 20

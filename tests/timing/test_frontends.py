@@ -58,7 +58,7 @@ def test_cli_sim_end_to_end(tmp_path):
     assert f"gpu_sim_cycle = {k['cycles']}" in text
     assert f"gpgpu_n_tot_w_icount = {k['warp_instructions']}" in text
     assert text.rstrip().endswith("GPGPU-Sim: *** exit detected ***")
-    assert ts.read_text().splitlines()[0].startswith("cycle,ipc")
+    assert ts.read_text().splitlines()[0].startswith("cycle,kernel,ipc")
 
 
 def test_cli_reports_bad_input_without_traceback(tmp_path):

@@ -15,6 +15,8 @@ its worker is found and recorded as failed instead of taking its neighbours with
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -56,6 +58,30 @@ class SerialExecutor:
             on_done(self.fn(spec))
 
 
+def die_with_parent(parent: int) -> None:
+    """Pool-worker initializer: the worker ends when the campaign's parent process does (a killed
+    parent used to leave its workers simulating for minutes). Linux: the kernel sends SIGKILL on
+    the parent's death (prctl PR_SET_PDEATHSIG); elsewhere a watchdog thread polls the parent."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)        # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:                     # the parent died before prctl took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="warpsim-parent-watch").start()
+
+
 class PoolExecutor:
     """A local `ProcessPoolExecutor` with `workers` processes (spawned: no state shared by accident).
 
@@ -76,7 +102,8 @@ class PoolExecutor:
         self.grace = grace
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(self.start_method))
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(self.start_method),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
 
     @staticmethod
     def _kill(pool: ProcessPoolExecutor) -> None:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import math
 import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -296,14 +297,20 @@ def _variant_sets(ctx: _Ctx, key: str, value: Any) -> list[str]:
     return [v.strip() for v in value]
 
 
+# Upper bounds of plan numbers: a seed fits numpy's generators, a cycle limit the timing model's
+# ceiling (timing/limits.py), a timeout a week.
+PLAN_MAXIMA = {"seed": 2**32 - 1, "max_cycles": 1 << 38, "timeout_s": 7 * 24 * 3600.0}
+
+
 def _number(ctx: _Ctx, raw: dict, key: str, kind: type, default: Any, minimum: float) -> Any:
     if key not in raw:
         return default
     v = raw[key]
     ok = isinstance(v, int | float) and not isinstance(v, bool) and (kind is float or isinstance(v, int))
-    if not ok or v < minimum:
-        what = "an integer" if kind is int else "a number"
-        raise ctx.fail(key, f"must be {what} >= {minimum:g}", v)
+    hi = PLAN_MAXIMA.get(key, float("inf"))
+    if not ok or not math.isfinite(v) or not minimum <= v <= hi:
+        what = "an integer" if kind is int else "a finite number"
+        raise ctx.fail(key, f"must be {what} in {minimum:g}..{hi:g}", v)
     return kind(v)
 
 

@@ -120,9 +120,17 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = sqlite3.connect(str(self.path))
+            problems = [r[0] for r in self.db.execute("PRAGMA integrity_check(5)")]
+            if problems != ["ok"]:
+                self.db.close()
+                raise InputError("the database is damaged (SQLite integrity check: "
+                                 f"{'; '.join(map(str, problems))}); `warpsim campaign PLAN --db "
+                                 f"{self.path} --repair` rebuilds it and re-runs what was lost",
+                                 path=str(self.path))
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"not a warpsim results database: {exc}", path=str(self.path)) from None
+            raise InputError(f"not a warpsim results database (or damaged: try --repair): {exc}",
+                             path=str(self.path)) from None
 
     def close(self) -> None:
         self.db.close()
@@ -292,9 +300,19 @@ class Store:
         )
         out = []
         for row in self.db.execute(sql, args):
-            spec = RunSpec.from_dict(json.loads(row[1]))
+            spec = self._spec(row[0], row[1])
             out.append(RunRecord(row[0], spec, *row[2:15]))
         return out
+
+    def _spec(self, run_id: str, text: str) -> RunSpec:
+        try:
+            spec = RunSpec.from_dict(json.loads(text))
+            if spec.id != run_id:
+                raise ValueError("the spec does not hash to its run id")
+            return spec
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            raise InputError(f"run {run_id}: damaged spec_json ({type(exc).__name__}); "
+                             "rerun the campaign with --repair", path=str(self.path), key="runs") from None
 
     def kernels(self, run_id: str) -> list[KernelRecord]:
         rows = self.db.execute(
@@ -306,13 +324,94 @@ class Store:
 
     def document(self, run_id: str) -> dict | None:
         row = self.db.execute("SELECT document FROM results WHERE run_id=?", (run_id,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if not row:
+            return None
+        doc = _valid_document(row[0])
+        if doc is None:
+            raise InputError(f"run {run_id}: damaged result document; rerun the campaign with --repair",
+                             path=str(self.path), key="results")
+        return doc
+
+    def damaged_runs(self) -> list[str]:
+        """Runs whose stored rows cannot be trusted: unreadable spec, or `done` without a valid
+        result document."""
+        bad = []
+        docs = {rid: text for rid, text in self.db.execute("SELECT run_id, document FROM results")}
+        for rid, spec_text, status in self.db.execute("SELECT id, spec_json, status FROM runs"):
+            try:
+                self._spec(rid, spec_text)
+                ok = status != "done" or _valid_document(docs.get(rid)) is not None
+            except InputError:
+                ok = False
+            if not ok:
+                bad.append(rid)
+        return bad
+
+    def requeue(self, run_ids: Sequence[str]) -> None:
+        """Forget what damaged runs stored: the next campaign run executes them again (a run whose
+        spec is unreadable is removed; registering the plan adds it back)."""
+        with self.db:
+            for rid in run_ids:
+                self.db.execute("DELETE FROM kernels WHERE run_id=?", (rid,))
+                self.db.execute("DELETE FROM results WHERE run_id=?", (rid,))
+                self.db.execute("DELETE FROM runs WHERE id=?", (rid,))
 
     def counts(self, campaign: str | None = None) -> dict[str, int]:
         out = dict.fromkeys(STATUSES, 0)
         for r in self.runs(campaign):
             out[r.status] = out.get(r.status, 0) + 1
         return out
+
+
+def _valid_document(text: str | None) -> dict | None:
+    """A stored result document if it is a JSON object with kernels and totals, else None."""
+    if not isinstance(text, str):
+        return None
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    ok = isinstance(doc, dict) and isinstance(doc.get("kernels"), list) and isinstance(doc.get("total"), dict)
+    return doc if ok else None
+
+
+def repair(path: str | Path) -> tuple[int, int]:
+    """Rebuild a damaged database: copy every row SQLite can still read into a fresh file (the old
+    one is kept as PATH.damaged), then forget runs whose rows are invalid so they run again.
+    Returns (rows copied, runs to re-run)."""
+    p = Path(path)
+    fresh = p.with_name(p.name + ".repairing")
+    fresh.unlink(missing_ok=True)
+    copied = 0
+    src = sqlite3.connect(str(p))
+    dst = sqlite3.connect(str(fresh))
+    dst.executescript(SCHEMA)
+    for table in ("campaigns", "campaign_runs", "runs", "kernels", "results"):
+        try:
+            cur = src.execute(f"SELECT * FROM {table}")
+        except sqlite3.DatabaseError:
+            continue
+        while True:
+            try:
+                row = cur.fetchone()
+            except sqlite3.DatabaseError:
+                break                          # the rest of this table is unreadable
+            if row is None:
+                break
+            try:
+                dst.execute(f"INSERT OR IGNORE INTO {table} VALUES ({','.join('?' * len(row))})", row)
+                copied += 1
+            except sqlite3.DatabaseError:
+                continue
+    dst.commit()
+    src.close()
+    dst.close()
+    p.replace(p.with_name(p.name + ".damaged"))
+    fresh.replace(p)
+    with Store(p) as store:
+        bad = store.damaged_runs()
+        store.requeue(bad)
+    return copied, len(bad)
 
 
 def _json_default(obj: Any) -> Any:

@@ -59,11 +59,25 @@ def campaign(
     dry_run: bool = typer.Option(False, "--dry-run", help="print the run table and exit"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar or summary"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="say why each stored result is reused"),
+    repair: bool = typer.Option(False, "--repair", help="rebuild a damaged database (the old file is kept "
+                                "as DB.damaged) and run again the runs whose rows were lost or invalid"),
 ) -> None:
     """Run every workload x GPU x method x variant of a plan; finished runs are skipped on re-runs."""
     from warpsim.campaign import Store, load_plan, make_executor, run_campaign
+    from warpsim.campaign.store import repair as repair_store
+    from warpsim.errors import InputError
 
     plan = load_plan(plan_path)
+    if repair and db.is_file():
+        copied, lost = repair_store(db)
+        Console(stderr=True).print(f"repaired {db}: {copied} rows kept, {lost} runs to run again "
+                                   f"(the damaged file is {db}.damaged)")
+    elif db.is_file():
+        with Store(db) as store:
+            bad = store.damaged_runs()
+        if bad:
+            raise InputError(f"{len(bad)} runs have damaged rows (first: {bad[0]}); rerun with --repair",
+                             path=str(db))
     if dry_run:
         todo: set[str] | None = None
         if db.is_file():

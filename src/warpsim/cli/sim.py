@@ -14,6 +14,16 @@ PKP_METHODS = ("pkp", "pkp-inst", "pka")
 SAMPLE_METHODS = ("full", "pkp", "pkp-inst", "pks", "pka", "photon-kernel")   # sampling.methods.METHODS
 TABLE_ROWS = 20
 COLUMNS = ("kernel", "name", "CTAs", "cycles", "time (µs)", "warp insts", "IPC", "occupancy", "top stall")
+EXIT_TRUNCATED = 3      # the run was cut by --max-cycles or --timeout (documented in README/docs/timing.md)
+
+
+def truncation_note(doc: dict) -> str:
+    """What cut the run short, for the table and the warning."""
+    t = doc["total"]
+    by = t.get("stopped_by")
+    if by == "timeout":
+        return f"stopped by --timeout at cycle {t['cycles']:,}"
+    return f"stopped by --max-cycles at cycle {t['cycles']:,}"
 
 
 def _top_stall(k: dict) -> str:
@@ -29,9 +39,9 @@ def kernel_rows(doc: dict) -> tuple[list[str], list[list]]:
     rows = []
     for k in doc["kernels"]:
         occ = k.get("occupancy")
-        row = [k["id"], k["name"], k["ctas"], k["cycles"], round(k.get("time_us", 0.0), 3),
-               k["warp_instructions"], round(k["ipc"], 4), round(occ["achieved"], 4) if occ else None,
-               _top_stall(k)]
+        row = [f"{k['id']}*" if k.get("truncated") else k["id"], k["name"], k["ctas"], k["cycles"],
+               round(k.get("time_us", 0.0), 3), k["warp_instructions"], round(k["ipc"], 4),
+               round(occ["achieved"], 4) if occ else None, _top_stall(k)]
         if sampled:
             row.append(_provenance(k))
         rows.append(row)
@@ -68,6 +78,9 @@ def print_summary(doc: dict, fmt: str = "table", show_all: bool = False) -> None
             note = (f"{len(rows) - TABLE_ROWS} more kernels not shown: --all shows every kernel "
                     "(or --format csv|json)")
             rows = rows[:TABLE_ROWS]
+    if doc["total"].get("truncated"):
+        note = (f"TRUNCATED: {truncation_note(doc)}; kernels marked * did not finish"
+                + (f"; {note}" if note else ""))
     method = doc.get("method", "full")
     title = (f"{doc['workload']} on {doc['gpu']} ({doc.get('gpu_clock_mhz', 0):g} MHz, "
              f"{doc['memory_model']} memory)")
@@ -121,8 +134,13 @@ def sim(
     stats_text_out: Path | None = typer.Option(None, "--stats-text", help="write Accel-Sim style statistics "
                                                "(read by Accel-Sim's get_stats.py); '-' for stdout"),
     timeseries: Path | None = typer.Option(None, "--timeseries", help="write the time series (CSV)"),
-    interval: int = typer.Option(500, "--interval", help="time-series sample period in core cycles"),
-    max_cycles: int | None = typer.Option(None, "--max-cycles", help="stop after this many core cycles"),
+    interval: int = typer.Option(500, "--interval", min=1, help="time-series sample period in core cycles"),
+    max_cycles: int | None = typer.Option(None, "--max-cycles", min=1,
+                                          help=f"stop after this many core cycles "
+                                               f"(exit code {EXIT_TRUNCATED})"),
+    timeout: float | None = typer.Option(None, "--timeout", min=0.001,
+                                         help=f"stop after this many wall-clock seconds (exit code "
+                                              f"{EXIT_TRUNCATED})"),
     overrides: list[str] = typer.Option([], "--set", help="override a GPU field, section.key=value "
                                         "(repeatable), e.g. --set sm.count=40"),
     memory: str | None = typer.Option(None, "--memory-model",
@@ -198,7 +216,7 @@ def sim(
     with view.progress:
         result = simulate(target_arg, gpu, workload_name=wl_name, overrides=overrides, max_cycles=max_cycles,
                           ts_interval=interval, memory_model=memory, size=preset, sizes=sizes, progress=view,
-                          sample=sample, profile=profile, started=STARTED,
+                          sample=sample, profile=profile, started=STARTED, timeout_s=timeout,
                           pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS + ("auto",) else None,
                           target_error=target_error)
     doc = result.document
@@ -220,3 +238,7 @@ def sim(
                 err.print(f"wrote {what}: {path}", highlight=False)
     if not quiet and not to_stdout:
         print_summary(doc, fmt, show_all)
+    if doc["total"].get("truncated"):
+        if not quiet:
+            err.print(f"warning: {truncation_note(doc)}; the results cover only the simulated part")
+        raise typer.Exit(EXIT_TRUNCATED)

@@ -12,6 +12,7 @@ import re
 from dataclasses import fields
 
 from warpsim.config.build import ConfigIssue
+from warpsim.config.limits import check_clock, check_hierarchy, check_sizes, check_upper, upper_bound
 from warpsim.config.schema import SECTIONS, GPUConfig, toml_key
 
 ARCHITECTURES = {"volta": (70, 72), "turing": (75,), "ampere": (80, 86, 87), "hopper": (90,)}
@@ -76,10 +77,12 @@ def _check_numbers(cfg: GPUConfig) -> None:
             if isinstance(value, float):
                 if not (math.isfinite(value) and value > 0):
                     raise ConfigIssue(key, f"must be a positive clock in MHz, got {value}")
+                check_clock(key, value)
             elif isinstance(value, int):
                 low = 0 if key in NON_NEGATIVE else 1
                 if value < low:
                     raise ConfigIssue(key, f"must be >= {low}, got {value}")
+                check_upper(key, value)
                 if key in POWERS_OF_TWO and not _is_pow2(value):
                     raise ConfigIssue(key, f"must be a power of two, got {value}")
             elif section in ("latency", "ptx_latency"):
@@ -87,6 +90,10 @@ def _check_numbers(cfg: GPUConfig) -> None:
 
 
 def _check_latency_array(key: str, value: tuple[int, ...], section: str) -> None:
+    hi = upper_bound(key)
+    for i, v in enumerate(value):
+        if v > hi:
+            raise ConfigIssue(key, f"[{i}] must be <= {hi:,} cycles, got {v:,}")
     if key.endswith("_ii"):
         for i, v in enumerate(value):
             if v < 1:
@@ -107,6 +114,12 @@ def _check_latency_array(key: str, value: tuple[int, ...], section: str) -> None
 
 def _check_sm(cfg: GPUConfig) -> None:
     sm = cfg.sm
+    if sm.warp_size != 32:
+        raise ConfigIssue("sm.warp_size", f"the timing model and the traces use 32-lane warps, "
+                                          f"got {sm.warp_size}")
+    if sm.issue_per_scheduler != 1:
+        raise ConfigIssue("sm.issue_per_scheduler", f"the timing model issues one instruction per scheduler "
+                                                    f"per cycle: must be 1, got {sm.issue_per_scheduler}")
     if sm.max_warps * sm.warp_size != sm.max_threads:
         raise ConfigIssue("sm.max_warps", f"max_warps ({sm.max_warps}) x warp_size ({sm.warp_size}) "
                                           f"must equal max_threads ({sm.max_threads})")
@@ -130,6 +143,8 @@ def _check_sm(cfg: GPUConfig) -> None:
                           f"{sm.two_level_active_warps} exceeds the {sm.max_warps // sm.sub_cores} "
                           "warps a sub-core scheduler holds")
     opts = sm.shared_options_kb
+    for o in opts:
+        check_upper("sm.shared_options_kb", o)
     if any(o < 0 for o in opts) or list(opts) != sorted(set(opts)):
         raise ConfigIssue("sm.shared_options_kb", f"must be distinct non-negative sizes in increasing "
                                                   f"order, got {list(opts)}")
@@ -202,4 +217,6 @@ def check(cfg: GPUConfig) -> GPUConfig:
     _check_sm(cfg)
     _check_caches(cfg)
     _check_dram(cfg)
+    check_sizes(cfg)
+    check_hierarchy(cfg)
     return cfg

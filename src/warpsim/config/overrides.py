@@ -34,6 +34,10 @@ def parse_value(text: str) -> Any:
 
 
 def parse_override(text: str) -> Override:
+    bad = next((c for c in text if ord(c) < 32 and c != "\t" or ord(c) == 127), None)
+    if bad is not None:
+        raise InputError(f"an override must be one line: it contains the control character {bad!r} "
+                         "(give each key its own --set)", text=text)
     key, sep, value = text.partition("=")
     key = key.strip()
     if not sep or not key or not value.strip():

@@ -108,7 +108,12 @@ class ProfileTable:
 
     def time(self) -> np.ndarray:
         """The per-launch time every method projects (cycles preferred, else duration)."""
-        return self.cycles if self.time_kind == "cycles" else self.duration
+        from warpsim.sampling.readers._checks import check_total_time
+
+        kind = self.time_kind
+        t = self.cycles if kind == "cycles" else self.duration
+        check_total_time(t, self.source, kind)
+        return t
 
     # --- names ----------------------------------------------------------------------------
     def name_codes(self) -> tuple[np.ndarray, list[str]]:
@@ -154,6 +159,9 @@ def make_table(
     stream, duration, cycles, metrics, bbv); readers use it so column handling lives in one place."""
     if not rows:
         raise InputError("profile contains no kernel launches", path=source)
+    from warpsim.sampling.readers._checks import check_rows
+
+    check_rows(rows, source)
     if sort_key is not None:
         rows = sorted(rows, key=lambda r: r[sort_key])
     elif all(r.get("launch") is not None for r in rows):

@@ -3,7 +3,7 @@
 Each iteration: memory completions, kernel starts, CTA placement, one scan of every scheduler
 that may have something to do, then a jump to the next cycle at which anything can change.
 It returns to Python only for work Python must do: refill a kernel's CTA queue, retire a kernel,
-grow the time-series buffer, or stop.
+grow the time-series buffer, check the wall clock (every G_ITER_BUDGET iterations), or stop.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from warpsim.timing.state import (
     G_CYCLE,
     G_EVENT_KERNEL,
     G_FINISHED_CTAS,
+    G_ITER_BUDGET,
+    G_LAST_KERNEL,
     G_NEXT_SAMPLE,
     G_PLACE_PENDING,
     G_SM_CYCLES,
@@ -44,6 +46,7 @@ from warpsim.timing.state import (
     TS_ACTIVE_WARPS,
     TS_CYCLE,
     TS_FINISHED_CTAS,
+    TS_KERNEL,
     TS_MEM,
     TS_TINST,
     TS_WINST,
@@ -54,7 +57,7 @@ from warpsim.timing.state import (
     sched_of,
 )
 
-DONE_ALL, NEED_REFILL, MAX_CYCLES, TS_FULL, KERNEL_DONE, DEADLOCK = range(6)
+DONE_ALL, NEED_REFILL, MAX_CYCLES, TS_FULL, KERNEL_DONE, DEADLOCK, YIELD = range(7)
 
 
 @jit
@@ -88,17 +91,33 @@ def _wake_refused(sm, t, wp, sc, p):
 
 
 @jit
-def _sample(gl, ms):
+def _sample(gl, ms, at):
     g = gl.g
     n = g[G_TS_N]
-    gl.ts[n, TS_CYCLE] = g[G_NEXT_SAMPLE]
+    gl.ts[n, TS_CYCLE] = at
     gl.ts[n, TS_WINST] = g[G_WINST]
     gl.ts[n, TS_TINST] = g[G_TINST]
     gl.ts[n, TS_ACTIVE_WARPS] = g[G_ACTIVE_WARPS]
     gl.ts[n, TS_FINISHED_CTAS] = g[G_FINISHED_CTAS]
+    gl.ts[n, TS_KERNEL] = g[G_LAST_KERNEL]
     mem_sample(ms, gl.ts[n, TS_MEM:])
     g[G_TS_N] = n + 1
-    g[G_NEXT_SAMPLE] += g[G_TS_INTERVAL]
+
+
+@jit
+def _sample_points(gl, ms, t):
+    """Rows for every sample point in (last row, t]: nothing changed since the loop left the last
+    cycle it processed, so the state now is the state at each of them. An idle stretch that skips
+    several points gives two rows (its first and last point), never one per point, so the series
+    grows with activity, not with simulated time."""
+    g = gl.g
+    first = g[G_NEXT_SAMPLE]
+    iv = g[G_TS_INTERVAL]
+    last = first + ((t - first) // iv) * iv
+    _sample(gl, ms, first)
+    if last > first:
+        _sample(gl, ms, last)
+    g[G_NEXT_SAMPLE] = last + iv
 
 
 @jit
@@ -110,15 +129,20 @@ def run(t_stop, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms, done_buf):
     nsched = sc.s.shape[0]
     nk = kk.shape[0]
     status = -1
+    iters = 0
     while status < 0:
         if t >= t_stop:
             status = MAX_CYCLES
             break
+        iters += 1
+        if iters > g[G_ITER_BUDGET]:        # back to Python now and then: wall-clock timeout, progress
+            status = YIELD
+            break
         if t >= g[G_NEXT_SAMPLE]:
-            if g[G_TS_N] >= gl.ts.shape[0]:
+            if g[G_TS_N] + 2 > gl.ts.shape[0]:
                 status = TS_FULL
                 break
-            _sample(gl, ms)
+            _sample_points(gl, ms, t)
         if mem_next_event(ms) <= t:
             mem_tick(ms, t)
             nd = done_buf.shape[0]
@@ -171,8 +195,6 @@ def run(t_stop, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms, done_buf):
         elif tn >= INF:
             status = DEADLOCK if running > 0 else DONE_ALL
             break
-        if tn > g[G_NEXT_SAMPLE]:
-            tn = max(g[G_NEXT_SAMPLE], t + 1)
         if tn > t_stop:
             tn = max(t_stop, t + 1)
         g[G_WARP_CYCLES] += g[G_ACTIVE_WARPS] * (tn - t)

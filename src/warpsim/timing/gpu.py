@@ -20,26 +20,32 @@ from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource, Memcpy
 from warpsim.timing import compile_notice, core
 from warpsim.timing.arena import ArenaManager
 from warpsim.timing.control import Controller, KernelView, StopRecord
+from warpsim.timing.deadlock import explain as explain_deadlock
+from warpsim.timing.limits import MAX_SIM_CYCLES, grow_or_coarsen, with_final_row
 from warpsim.timing.memory import begin_kernel as mem_begin_kernel
 from warpsim.timing.memory import (
     build_memory,
     collect_stats,
     finish_stats,
+    hierarchy_state,
+    is_hierarchy,
     memcpy_h2d,
     memory_model_name,
     sample_scale,
 )
+from warpsim.timing.memory.hierarchy import hier_sample
 from warpsim.timing.occupancy import Occupancy, occupancy
 from warpsim.timing.state import (
     C_BAR_COUNT,
     C_KERNEL,
     G_CYCLE,
     G_EVENT_KERNEL,
+    G_LAST_KERNEL,
     G_LOG_N,
     G_PLACE_PENDING,
     G_SM_CYCLES,
     G_TINST,
-    G_TS_N,
+    G_TS_INTERVAL,
     G_WARP_CYCLES,
     G_WINST,
     INF,
@@ -66,6 +72,7 @@ from warpsim.timing.state import (
     POLICIES,
     S_WAKE,
     STALL_NAMES,
+    TS_MEM,
     W_AT_BAR,
     W_CTA,
     W_DONE,
@@ -139,6 +146,8 @@ class SimOutput:
     memcpy_bytes: int
     issue_log: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
     dram_busy_per_cycle: float = 0.0   # DRAM busy cycles the channels can give per core cycle (0: fixed)
+    stopped_by: str | None = None      # "max_cycles" or "timeout" when the run was cut short
+    ts_interval: int = 0               # the time series' final sample interval (doubles when coarsened)
 
 
 
@@ -202,6 +211,7 @@ class Simulator:
         kk[slot, K_DONE_CYCLE] = -1
         kk[slot, K_SEQ] = self.seq
         self.seq += 1
+        self.g0.g[G_LAST_KERNEL] = info.kernel_id
         kk[slot, K_START] = t + self.gpu.sm.kernel_launch_latency
         kk[slot, K_MORE] = 1
         wave = occ.ctas_per_sm * self.n_sms
@@ -344,13 +354,16 @@ class Simulator:
                 self.pr, self.ms, self.done_buf)
 
     def run(self, commands: Iterable[Memcpy | KernelSource], *, max_cycles: int | None = None,
-            progress: ProgressFn | None = None, controller: Controller | None = None) -> SimOutput:
+            progress: ProgressFn | None = None, controller: Controller | None = None,
+            timeout_s: float | None = None) -> SimOutput:
         wall0 = time.perf_counter()
+        check_limits(max_cycles, timeout_s)
         pending = iter(commands)
         nxt: list = [next(pending, None)]
-        t_stop = int(max_cycles) if max_cycles else int(INF)
+        t_stop = min(int(max_cycles), MAX_SIM_CYCLES) if max_cycles is not None else MAX_SIM_CYCLES
         stream_busy: dict[int, int] = {}
         truncated = False
+        stopped_by: str | None = None
 
         def launch_more(t: int) -> None:
             while nxt[0] is not None:
@@ -388,8 +401,12 @@ class Simulator:
                     self.retire(slot)
                 launch_more(int(self.kn.k[done[0], K_DONE_CYCLE]))
             elif status == core.TS_FULL:
-                g0 = self.g0
-                self.g0 = g0._replace(ts=np.concatenate([g0.ts, np.zeros_like(g0.ts)]))
+                self.g0 = grow_or_coarsen(self.g0)
+            elif status == core.YIELD:
+                if timeout_s is not None and time.perf_counter() - wall0 > timeout_s:
+                    for slot in list(self.running):
+                        self.retire(slot, truncated=True)
+                    truncated, stopped_by = True, "timeout"
             elif status == core.MAX_CYCLES and t < t_stop:      # a controller check, not the user's limit
                 assert controller is not None
                 if hasattr(controller, "observe_logs"):
@@ -399,13 +416,16 @@ class Simulator:
                         self.stop_kernel(slot, reason)
                 next_check = t + every
             elif status == core.MAX_CYCLES:
+                if max_cycles is None or max_cycles > MAX_SIM_CYCLES:
+                    raise WarpsimError(f"simulated time reached {MAX_SIM_CYCLES:,} core cycles, the most "
+                                       "a run can count without overflow; lower the latencies or give "
+                                       "--max-cycles")
                 for slot in list(self.running):
                     self.retire(slot, truncated=True)
-                truncated = True
+                truncated, stopped_by = True, "max_cycles"
             elif status == core.DEADLOCK:
                 names = ", ".join(f"{r.info.kernel_id} ({r.info.name})" for r in self.running.values())
-                raise WarpsimError(f"simulation deadlocked at cycle {t} in kernel(s) {names}: warps wait "
-                                   "for a barrier or memory that never completes (inconsistent trace?)")
+                raise WarpsimError(explain_deadlock(t, names, self.wp, self.ms, self.gpu))
             elif status == core.DONE_ALL:
                 launch_more(t)
             if progress is not None:
@@ -416,11 +436,15 @@ class Simulator:
         g = self.g0.g
         total = int(g[G_CYCLE]) if not self.results else max(r.end_cycle for r in self.results)
         core.flush_stall_accounting(total, self.sc, self.g0)
+        counters = np.zeros(self.g0.ts.shape[1] - TS_MEM, np.int64)
+        if is_hierarchy(self.ms):          # Python side: the named views, not the compiled unpack
+            hier_sample(hierarchy_state(self.ms), counters)
+        timeseries = with_final_row(self.g0, total, counters)
         return SimOutput(
             kernels=self.results, total_cycles=total, warp_instructions=int(g[G_WINST]),
             thread_instructions=int(g[G_TINST]),
             stalls={n: int(v) for n, v in zip(STALL_NAMES, self.g0.stalls, strict=True)},
-            timeseries=self.g0.ts[:int(g[G_TS_N])].copy(),
+            timeseries=timeseries, stopped_by=stopped_by, ts_interval=int(g[G_TS_INTERVAL]),
             wall_seconds=time.perf_counter() - wall0, memory_model=memory_model_name(self.ms),
             truncated=truncated, memcpy_bytes=self.memcpy_bytes,
             issue_log=self.g0.log[:int(g[G_LOG_N])].copy(), dram_busy_per_cycle=sample_scale(self.ms))
@@ -441,14 +465,27 @@ def _diff_stats(before: dict, after: dict) -> dict:
     return out
 
 
+def check_limits(max_cycles: int | None, timeout_s: float | None, ts_interval: int = 1) -> None:
+    """`--max-cycles`, `--timeout` and `--interval` must be positive (0 used to be ignored)."""
+    if max_cycles is not None and (isinstance(max_cycles, bool) or int(max_cycles) < 1):
+        raise InputError(f"--max-cycles must be >= 1 cycle, got {max_cycles}", key="max_cycles")
+    if timeout_s is not None and not (float(timeout_s) > 0 and float(timeout_s) < float("inf")):
+        raise InputError(f"--timeout must be a positive number of seconds, got {timeout_s}", key="timeout")
+    if isinstance(ts_interval, bool) or int(ts_interval) < 1:
+        raise InputError(f"--interval must be >= 1 cycle, got {ts_interval}", key="interval")
+
+
 def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int | None = None,
              ts_interval: int = 500, memory_model: str | None = None,
              progress: ProgressFn | None = None, issue_log: int = 0,
-             controller: Controller | None = None) -> SimOutput:
+             controller: Controller | None = None, timeout_s: float | None = None) -> SimOutput:
     """Simulate a command stream (memcpys and kernel launches) on a GPU description.
 
-    `issue_log` > 0 records (cycle, warp slot, arena index) of that many first issues.
+    `issue_log` > 0 records (cycle, warp slot, arena index) of that many first issues. A run cut by
+    `max_cycles` (core cycles) or `timeout_s` (wall-clock seconds, checked inside the compiled loop
+    every few ten thousand iterations) returns what it simulated, marked `truncated`/`stopped_by`.
     """
+    check_limits(max_cycles, timeout_s, ts_interval)
     model = memory_model or gpu.memory_model
     compile_notice.announce(model)
     sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model, issue_log=issue_log,
@@ -460,7 +497,8 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        out = sim.run(commands, max_cycles=max_cycles, progress=progress, controller=controller)
+        out = sim.run(commands, max_cycles=max_cycles, progress=progress, controller=controller,
+                      timeout_s=timeout_s)
         compile_notice.mark_compiled(model)
         return out
     finally:

@@ -80,22 +80,25 @@ N_MCOLS = 6
  K_MORE, K_RESIDENT, K_CTAS_DONE, K_WINST, K_TINST, K_DONE_CYCLE) = range(17)
 N_KCOLS = 17
 
-# Globals.g entries
+# Globals.g entries (G_ITER_BUDGET: loop iterations per core.run call before it yields to Python,
+# which checks the wall-clock timeout; G_LAST_KERNEL: id of the kernel launched last, -1 before)
 (G_CYCLE, G_AGE, G_PLACE_PENDING, G_RR_SM, G_EVENT_KERNEL, G_FINISHED_CTAS, G_ACTIVE_WARPS,
  G_ACTIVE_SMS, G_WINST, G_TINST, G_WARP_CYCLES, G_SM_CYCLES, G_TS_N, G_NEXT_SAMPLE,
- G_TS_INTERVAL, G_LOG_N) = range(16)
-N_GCOLS = 16
+ G_TS_INTERVAL, G_LOG_N, G_ITER_BUDGET, G_LAST_KERNEL) = range(18)
+N_GCOLS = 18
+ITER_BUDGET = 1 << 16
 
 # Params.p entries
 (P_NSMS, P_WARPS_PER_SM, P_CTAS_PER_SM, P_SUB_CORES, P_POLICY, P_ACTIVE_SET, P_MAX_THREADS,
  P_MAX_REGS, P_MAX_SMEM) = range(9)
 N_PCOLS = 9
 
-# time-series columns (the last three are the memory system's cumulative counters, memory.mem_sample)
-(TS_CYCLE, TS_WINST, TS_TINST, TS_ACTIVE_WARPS, TS_FINISHED_CTAS, TS_L2_ACCESSES, TS_L2_MISSES,
- TS_DRAM_BUSY) = range(8)
+# time-series columns (the last three are the memory system's cumulative counters, memory.mem_sample;
+# TS_KERNEL is the id of the kernel launched last, -1 before the first launch)
+(TS_CYCLE, TS_WINST, TS_TINST, TS_ACTIVE_WARPS, TS_FINISHED_CTAS, TS_KERNEL, TS_L2_ACCESSES, TS_L2_MISSES,
+ TS_DRAM_BUSY) = range(9)
 TS_MEM = TS_L2_ACCESSES
-TS_COLUMNS = 8
+TS_COLUMNS = 9
 
 
 class Arena(NamedTuple):
@@ -209,6 +212,8 @@ def new_globals(ts_interval: int, n_kernel_slots: int, ts_capacity: int = 4096,
     g = np.zeros(N_GCOLS, np.int64)
     g[G_EVENT_KERNEL] = -1
     g[G_NEXT_SAMPLE] = g[G_TS_INTERVAL] = ts_interval if ts_interval > 0 else INF
+    g[G_ITER_BUDGET] = ITER_BUDGET
+    g[G_LAST_KERNEL] = -1
     return Globals(g=g, stalls=np.zeros(6, np.int64), ts=np.zeros((ts_capacity, TS_COLUMNS), np.int64),
                    scratch=np.zeros(64 + n_kernel_slots, np.int64),
                    log=np.zeros((issue_log, 3), np.int64))

@@ -11,7 +11,7 @@ LUD_DIR = Path("/work/shared/reference/traces/lud_perimeter")
 V5_HEADER = """\
 -kernel name = _Z3fooPfS_
 -kernel id = 3
--grid dim = (2,1,1)
+-grid dim = ({grid},1,1)
 -block dim = (64,1,1)
 -shmem = 1024
 -nregs = 24
@@ -28,8 +28,9 @@ V5_HEADER = """\
 """
 
 
-def v5_header(version: int = 70, tracer: int = 5, lineinfo: int = 0) -> str:
-    return V5_HEADER.format(version=version, tracer=tracer, lineinfo=lineinfo)
+def v5_header(version: int = 70, tracer: int = 5, lineinfo: int = 0, grid: int = 1) -> str:
+    """A v5 header; `grid` thread blocks in x (a trace must hold every one of them)."""
+    return V5_HEADER.format(version=version, tracer=tracer, lineinfo=lineinfo, grid=grid)
 
 
 def one_cta(body: str, warps_after: str = "\nwarp = 1\ninsts = 0\n", cta: str = "0,0,0") -> str:

@@ -60,7 +60,7 @@ def test_v3_v4_v5_variants(tmp_path, tracer, lineinfo, imm):
     path = write(tmp_path, "kernel-3.traceg", _v5_text(BODY, tracer=tracer, lineinfo=lineinfo, imm=imm))
     kernel = TraceKernel(path)
     info = kernel.info
-    assert (info.name, info.kernel_id, info.grid, info.block) == ("_Z3fooPfS_", 3, (2, 1, 1), (64, 1, 1))
+    assert (info.name, info.kernel_id, info.grid, info.block) == ("_Z3fooPfS_", 3, (1, 1, 1), (64, 1, 1))
     assert (info.shmem_bytes, info.nregs, info.binary_version, info.stream) == (1024, 24, 70, 7)
     assert (info.shmem_base, info.local_base) == (0x7F0675000000, 0x7F0677000000)
     ctas = list(kernel.iter_ctas())
@@ -110,7 +110,7 @@ insts = 1
 def test_pre_v3_prefixed_lines(tmp_path):
     kernel = TraceKernel(write(tmp_path, "kernel-2.traceg", PRE_V3))
     assert kernel.header.tracer_version == 0 and kernel.info.binary_version == 61
-    (cta,) = list(kernel.iter_ctas())
+    cta = next(kernel.iter_ctas())                          # CTA 0 is not in this excerpt
     assert cta.cta == (1, 0, 0) and len(cta.warps) == 2      # 40 threads -> 2 warps, file order 1, 0
     w0, w1 = cta.warps
     assert len(w0) == 1 and w0.unit[0] == Unit.INT and w0.src[0].tolist() == [0, -1, -1, -1, -1]
@@ -177,9 +177,9 @@ def test_multi_warp_cta_rows_are_per_warp(tmp_path):
         lines.append(f"{0x10 * n_alu:04x} 00000003 1 R9 LDS 0 4 2 0x{0x100 * (w + 1):x} 4 0")
         lines.append(f"{0x10 * n_alu + 0x10:04x} 00000001 0 STG.E 1 R9 4 1 0x{0x9000 + w:x} 0 0")
         return f"\nwarp = {w}\ninsts = {len(lines)}\n" + "\n".join(lines) + "\n"
-    text = (v5_header() + "\n#BEGIN_TB\nthread block = 1,0,0\n" + warp(1, 3) + warp(0, 0)
+    text = (v5_header(grid=2) + "\n#BEGIN_TB\nthread block = 1,0,0\n" + warp(1, 3) + warp(0, 0)
             + "\n#END_TB\n")
-    (cta,) = list(TraceKernel(write(tmp_path, "k.traceg", text)).iter_ctas())
+    cta = next(TraceKernel(write(tmp_path, "k.traceg", text)).iter_ctas())
     w0, w1 = cta.warps
     assert len(w0) == 2 and len(w1) == 5
     assert w0.mem_row.tolist() == [0, 1] and w1.mem_row.tolist() == [-1, -1, -1, 0, 1]

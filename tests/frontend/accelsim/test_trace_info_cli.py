@@ -13,7 +13,7 @@ from warpsim.cli import app
 def test_trace_info_counts(tmp_path):
     body = ("0000 ffffffff 1 R1 IMAD 0 0 0\n0010 0000000f 1 R2 LDG.E 1 R1 4 1 0x100 4 0\n"
             "0020 ffffffff 0 EXIT 0 0 0")
-    write(tmp_path, "kernel-3.traceg", v5_header() + one_cta(body) + one_cta(body, cta="1,0,0"))
+    write(tmp_path, "kernel-3.traceg", v5_header(grid=2) + one_cta(body) + one_cta(body, cta="1,0,0"))
     write(tmp_path, "kernelslist.g", "MemcpyHtoD,0x100,64\nkernel-3.traceg\n")
     result = CliRunner().invoke(app, ["trace-info", str(tmp_path), "--count", "--json"])
     assert result.exit_code == 0, result.output

@@ -28,6 +28,12 @@ class _CountingFile:
         self.log.append(line)
         return line
 
+    def readline(self, limit=-1):
+        line = self.f.readline(limit)
+        if line:
+            self.log.append(line)
+        return line
+
     def close(self):
         self.f.close()
 
@@ -41,8 +47,8 @@ def line_log(monkeypatch):
 
 
 def _three_ctas(tmp_path, third_body="0000 ffffffff 0 FROB 0 0 0"):
-    text = (v5_header() + one_cta(GOOD, cta="0,0,0") + one_cta(GOOD, cta="1,0,0")
-            + one_cta(third_body, cta="1,0,0"))
+    text = (v5_header(grid=3) + one_cta(GOOD, cta="0,0,0") + one_cta(GOOD, cta="1,0,0")
+            + one_cta(third_body, cta="2,0,0"))
     return write(tmp_path, "kernel-3.traceg", text), text
 
 
@@ -51,7 +57,7 @@ def test_header_is_read_without_the_body(tmp_path, line_log):
     kernel = TraceKernel(path)
     assert isinstance(kernel, KernelSource)
     assert len(line_log) == line_of(text, "#traces format")     # stops at the format line
-    assert kernel.info.grid == (2, 1, 1)
+    assert kernel.info.grid == (3, 1, 1)
 
 
 def test_iter_ctas_is_a_lazy_generator(tmp_path, line_log):
@@ -75,7 +81,7 @@ def test_each_iteration_rereads_from_the_start(tmp_path):
     kernel = TraceKernel(path)
     a = [c.cta for c in kernel.iter_ctas()]
     b = [c.cta for c in kernel.iter_ctas()]
-    assert a == b == [(0, 0, 0), (1, 0, 0), (1, 0, 0)]         # file order, duplicates kept as written
+    assert a == b == [(0, 0, 0), (1, 0, 0), (2, 0, 0)]         # file order
 
 
 def test_kernels_are_opened_when_reached(tmp_path):

@@ -87,9 +87,9 @@ def warps(draw, max_len=12):
 
 
 def _kernel(ws, version=70, kernel_id=1):
-    info = KernelInfo(name="_Z4testv", kernel_id=kernel_id, grid=(2, 1, 1), block=(32 * len(ws), 1, 1),
+    info = KernelInfo(name="_Z4testv", kernel_id=kernel_id, grid=(1, 1, 1), block=(32 * len(ws), 1, 1),
                       binary_version=version, shmem_base=0x7F0000000000, local_base=0x7F0100000000)
-    return ListKernel(info, [CtaTrace((1, 0, 0), list(ws))])
+    return ListKernel(info, [CtaTrace((0, 0, 0), list(ws))])
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -101,7 +101,7 @@ def test_random_warps_round_trip_exactly(tmp_path_factory, ws, version, mode, li
                        lineinfo=lineinfo, strict=True)
     (kernel,) = list(open_trace(out).kernels())
     (cta,) = list(kernel.iter_ctas())
-    assert cta.cta == (1, 0, 0) and len(cta.warps) == len(ws)
+    assert cta.cta == (0, 0, 0) and len(cta.warps) == len(ws)
     for got, want in zip(cta.warps, ws, strict=True):
         assert got.equals(want)
 

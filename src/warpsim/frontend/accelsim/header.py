@@ -18,6 +18,9 @@ MAX_TRACER_VERSION = 5
 REQUIRED = ("kernel name", "grid dim", "block dim", "binary version")
 _DIM3 = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$")
 _VERSION = re.compile(r"(\d+)(?:\.\d+)*$")
+_HEX = re.compile(r"(?:0[xX])?[0-9a-fA-F]{1,16}")
+_DEC = re.compile(r"-?[0-9]{1,19}")
+_HEXDEC = re.compile(r"-?0[xX][0-9a-fA-F]{1,16}")
 
 
 @dataclass
@@ -31,7 +34,11 @@ class TraceHeader:
 
 
 def _int(value: str) -> int:
-    return int(value, 0) if value.lower().startswith(("0x", "-0x")) else int(value)
+    if _HEXDEC.fullmatch(value):
+        return int(value, 0)
+    if not _DEC.fullmatch(value):
+        raise ValueError(f"expected a decimal or 0x number, got {value!r}")
+    return int(value)
 
 
 def _nonneg(value: str) -> int:
@@ -51,13 +58,40 @@ def _dim3(value: str) -> tuple[int, int, int]:
     return dims
 
 
+# CUDA's limits (compute capability 7.0-9.0): what a real launch can have.
+MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_BLOCK = (1024, 1024, 64)
+MAX_BLOCK_THREADS = 1024
+
+
+def _grid(value: str) -> tuple[int, int, int]:
+    dims = _dim3(value)
+    if any(d > hi for d, hi in zip(dims, MAX_GRID, strict=True)):
+        raise ValueError(f"a grid is at most {MAX_GRID} thread blocks, got {dims}")
+    return dims
+
+
+def _block(value: str) -> tuple[int, int, int]:
+    dims = _dim3(value)
+    too_big = any(d > hi for d, hi in zip(dims, MAX_BLOCK, strict=True))
+    if too_big or dims[0] * dims[1] * dims[2] > MAX_BLOCK_THREADS:
+        raise ValueError(f"a block is at most {MAX_BLOCK} and {MAX_BLOCK_THREADS} threads, got {dims}")
+    return dims
+
+
+def _bounded(hi: int, what: str) -> Callable[[str], int]:
+    def conv(value: str) -> int:
+        out = _nonneg(value)
+        if out > hi:
+            raise ValueError(f"{what} must be <= {hi:,}, got {out:,}")
+        return out
+    return conv
+
+
 def _hex(value: str) -> int:
-    if not value.lower().startswith("0x"):
-        value = "0x" + value
-    out = int(value, 16)
-    if out < 0:
-        raise ValueError("negative")
-    return out
+    if not _HEX.fullmatch(value):
+        raise ValueError(f"expected a hex number of at most 16 digits, got {value!r}")
+    return int(value, 16)
 
 
 def _tracer_version(value: str) -> int:
@@ -81,19 +115,20 @@ def _name(value: str) -> str:
 
 _FIELDS: dict[str, tuple[str, Callable[[str], object]]] = {
     "kernel name": ("name", _name),
-    "kernel id": ("kernel_id", _nonneg),
-    "grid dim": ("grid", _dim3),
-    "block dim": ("block", _dim3),
-    "shmem": ("shmem_bytes", _nonneg),
-    "nregs": ("nregs", _nonneg),
-    "binary version": ("binary_version", _nonneg),
-    "cuda stream id": ("stream", _nonneg),
+    "kernel id": ("kernel_id", _bounded(2**31 - 1, "kernel id")),
+    "grid dim": ("grid", _grid),
+    "block dim": ("block", _block),
+    "shmem": ("shmem_bytes", _bounded(1 << 24, "shared memory per block")),
+    "nregs": ("nregs", _bounded(255, "registers per thread")),
+    "binary version": ("binary_version", _bounded(10_000, "binary version")),
+    "cuda stream id": ("stream", _bounded(2**63 - 1, "stream id")),
     "shmem base_addr": ("shmem_base", _hex),
     "local mem base_addr": ("local_base", _hex),
     "nvbit version": ("nvbit_version", str),
     "accelsim tracer version": ("tracer_version", _tracer_version),
     "enable lineinfo": ("lineinfo", _flag),
-    "warpsim ir registers": ("num_ir_regs", _nonneg),   # our extension; Accel-Sim ignores it
+    # our extension; Accel-Sim ignores it
+    "warpsim ir registers": ("num_ir_regs", _bounded(1 << 16, "IR registers")),
 }
 
 

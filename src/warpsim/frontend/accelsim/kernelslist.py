@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ def parse_kernelslist(path: Path) -> Iterator[Memcpy | KernelEntry]:
     (the tracer records only HtoD); anything that is neither is an error.
     """
     base = path.parent
+    commands = 0
     try:
         handle = open(path, encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -54,6 +56,7 @@ def parse_kernelslist(path: Path) -> Iterator[Memcpy | KernelEntry]:
                 if not kpath.is_file():
                     raise InputError(f"kernel trace file {line!r} not found (looked for {kpath})",
                                      path=str(path), line=lineno, text=line)
+                commands += 1
                 yield KernelEntry(kpath, path, lineno)
             elif line.endswith((".trace", ".trace.xz")):
                 raise InputError("raw tracer output (.trace): run Accel-Sim's post-traces-processing to get "
@@ -62,6 +65,19 @@ def parse_kernelslist(path: Path) -> Iterator[Memcpy | KernelEntry]:
                 raise InputError("unrecognised kernel-list command (expected MemcpyHtoD,0xADDR,BYTES "
                                  "or a .traceg / .traceg.xz file name)", path=str(path), line=lineno,
                                  text=line)
+    if commands == 0:
+        raise InputError("the kernel list names no kernel trace (.traceg / .traceg.xz): nothing to simulate",
+                         path=str(path))
+
+
+_HEX = re.compile(r"(?:0[xX])?[0-9a-fA-F]{1,16}")
+
+
+def strict_hex(text: str, what: str) -> int:
+    """A 64-bit hex number, optionally 0x-prefixed: no sign, no underscores, at most 16 digits."""
+    if not _HEX.fullmatch(text):
+        raise ValueError(f"{what} must be a hex number of at most 16 digits, found {text!r}")
+    return int(text, 16)
 
 
 def _memcpy(line: str, path: Path, lineno: int) -> Memcpy:
@@ -69,10 +85,12 @@ def _memcpy(line: str, path: Path, lineno: int) -> Memcpy:
     try:
         if len(parts) != 3:
             raise ValueError(f"expected 3 comma-separated fields, found {len(parts)}")
-        addr = int(parts[1], 16)
+        addr = strict_hex(parts[1], "address")
+        if not parts[2].isdigit():
+            raise ValueError(f"size must be a decimal byte count, found {parts[2]!r}")
         nbytes = int(parts[2])
-        if addr < 0 or nbytes < 0:
-            raise ValueError("negative address or size")
+        if addr + nbytes > 1 << 64:
+            raise ValueError(f"copy of {nbytes} bytes at {addr:#x} runs past the 64-bit address space")
     except ValueError as exc:
         raise InputError(f"bad MemcpyHtoD command: {exc}", path=str(path), line=lineno, text=line) from None
     return Memcpy(dst_addr=addr, nbytes=nbytes)

@@ -178,6 +178,8 @@ def _parse_into(b: CtaBatch, lines: list[str], first_line: int, ctx: LineContext
             t = line.split()
             if skip:
                 t = _lead(t, skip, plist, ctx.lineinfo)
+            if not (t[0].isalnum() and t[1].isalnum()):
+                raise _Bad("PC and active mask must be plain hex numbers (no sign, no '_')")
             pc_add(int(t[0], 16))
             mask = int(t[1], 16)
             mask_add(mask)
@@ -236,6 +238,8 @@ def _parse_into(b: CtaBatch, lines: list[str], first_line: int, ctx: LineContext
                 nact = mask.bit_count()
                 mode = t[j]
                 if mode == "1":
+                    if not (t[j + 1].isalnum() and t[j + 2].lstrip("-").isdigit()):
+                        raise _Bad("base+stride needs a hex base and a decimal stride")
                     base = int(t[j + 1], 16)
                     stride = int(t[j + 2])
                     j += 3
@@ -249,6 +253,8 @@ def _parse_into(b: CtaBatch, lines: list[str], first_line: int, ctx: LineContext
                     if nact > run:
                         out.extend([0] * (nact - run))
                 elif mode == "2":
+                    if not t[j + 1].isalnum():
+                        raise _Bad(f"base+delta needs a hex base, found {t[j + 1]!r}")
                     base = int(t[j + 1], 16)
                     j += 2
                     if nact > 1:
@@ -256,6 +262,8 @@ def _parse_into(b: CtaBatch, lines: list[str], first_line: int, ctx: LineContext
                         if len(deltas) != nact - 1:
                             raise _Bad(f"base+delta needs {nact - 1} deltas for {nact} active lanes, "
                                        f"found {len(deltas)}")
+                        if not all(d.lstrip("-").isdigit() for d in deltas):
+                            raise _Bad("base+delta deltas must be decimal numbers")
                         out.extend(accumulate(map(int, deltas), initial=base))
                         j += nact - 1
                     elif nact == 1:
@@ -265,6 +273,10 @@ def _parse_into(b: CtaBatch, lines: list[str], first_line: int, ctx: LineContext
                     if len(addrs) != nact:
                         raise _Bad(f"list_all needs {nact} addresses for {nact} active lanes, "
                                    f"found {len(addrs)}")
+                    if not all(a[:2] in ("0x", "0X") and a.isalnum() for a in addrs):
+                        bad = next(a for a in addrs if not (a[:2] in ("0x", "0X") and a.isalnum()))
+                        raise _Bad(f"list_all addresses are 0x-prefixed hex numbers, found {bad!r} (a lane "
+                                   f"address missing? {nact} active lanes need {nact} addresses)")
                     out.extend([int(a, 16) for a in addrs])
                     j += 1 + nact
                 else:

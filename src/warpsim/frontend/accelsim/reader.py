@@ -9,6 +9,7 @@ from __future__ import annotations
 import lzma
 import re
 from collections.abc import Iterator
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import TextIO
@@ -23,6 +24,9 @@ from warpsim.ir.sass import OpcodeDecoder
 
 _KERNEL_NUMBER = re.compile(r"kernel-(\d+)")
 _STRUCTURAL = ("#", "warp", "insts", "thread block", "cluster")
+MAX_LINE_CHARS = 1 << 16          # a list-mode line of 32 addresses is < 1 KB; longer is not a trace
+MAX_WARP_INSTS = 1 << 32          # instructions of one warp
+_CHUNK = 1 << 16                  # instruction lines read at once for a long warp
 
 
 class TraceKernel:
@@ -35,7 +39,8 @@ class TraceKernel:
             default_kernel_id = int(m[1]) if m else 1
         with _reading(self.path) as f:
             try:
-                self.header: TraceHeader = parse_header(f, self.path, default_kernel_id=default_kernel_id)
+                self.header: TraceHeader = parse_header(bounded_lines(f), self.path,
+                                                        default_kernel_id=default_kernel_id)
             except (lzma.LZMAError, EOFError) as exc:
                 raise InputError(f"cannot read compressed trace: {exc}", path=str(self.path)) from None
         self.info: KernelInfo = self.header.info
@@ -69,7 +74,7 @@ class _CtaStream:
 
     def run(self) -> Iterator[CtaTrace]:
         with _reading(self.path) as f:
-            it = iter(f)
+            it = bounded_lines(f)
             try:
                 yield from self._blocks(it)
             except (lzma.LZMAError, EOFError, OSError) as exc:
@@ -83,12 +88,15 @@ class _CtaStream:
         begin = 0
         in_tb = False
         warp = -1
+        seen: set[tuple[int, int, int]] = set()
         for raw in it:
             self.lineno += 1
             line = raw.strip()
             if not line:
                 continue
             text = raw.rstrip("\n")
+            if len(raw) >= MAX_LINE_CHARS and not raw.endswith("\n"):
+                raise self.error(f"line longer than {MAX_LINE_CHARS} characters", text[:200])
             if line == "#BEGIN_TB":
                 if in_tb:
                     raise self.error("#BEGIN_TB inside a thread block (missing #END_TB)", text)
@@ -99,6 +107,14 @@ class _CtaStream:
                 if cta is None:
                     raise self.error("thread block has no 'thread block = x,y,z' line", text)
                 in_tb = False
+                if cta in seen:
+                    raise self.error(f"thread block {cta} appears twice in the trace", text)
+                seen.add(cta)
+                if len(warps) != self.nwarps:
+                    missing = next(w for w in range(self.nwarps) if w not in warps)
+                    raise self.error(f"thread block {cta} has {len(warps)} of the {self.nwarps} warps a "
+                                     f"block of {self.info.block} threads has (warp {missing} is missing)",
+                                     text)
                 built = batch.build(self.ctx)
                 out = [built[warps[w]] if w in warps else WarpTrace.empty() for w in range(self.nwarps)]
                 yield CtaTrace(cta=cta, warps=out)
@@ -122,11 +138,27 @@ class _CtaStream:
         if in_tb:
             raise self.error(f"file ends inside the thread block opened at line {begin} "
                              "(truncated trace: no #END_TB)")
+        self._check_coverage(seen)
+
+    def _check_coverage(self, seen: set[tuple[int, int, int]]) -> None:
+        """Every CTA of the grid must be in the file (a dropped CTA silently removed its work)."""
+        total = self.info.num_ctas
+        if len(seen) == total:
+            return
+        gx, gy, _ = self.info.grid
+        missing = next((x, y, z) for i in range(total)
+                       for x, y, z in [(i % gx, i // gx % gy, i // (gx * gy))] if (x, y, z) not in seen)
+        raise self.error(f"the trace holds {len(seen)} of the grid's {total} thread blocks "
+                         f"(grid {self.info.grid}; thread block {missing} is missing)")
 
     def _warp(self, it: Iterator[str], n: int, warp: int, cta: tuple[int, int, int] | None,
               batch: CtaBatch) -> None:
         decl_line = self.lineno
-        lines = list(islice(it, n))
+        lines = _take(it, n)
+        if lines and max(map(len, lines)) >= MAX_LINE_CHARS:
+            k = next(i for i, raw in enumerate(lines) if len(raw) >= MAX_LINE_CHARS)
+            self.lineno += k + 1
+            raise self.error(f"line longer than {MAX_LINE_CHARS} characters", lines[k][:200])
         first = self.lineno + 1
         self.lineno += len(lines)
         if len(lines) < n:
@@ -179,9 +211,12 @@ class _CtaStream:
     def _count(self, line: str, text: str, key: str = "insts") -> int:
         name, _, value = line.partition("=")
         value = value.strip()
-        if name.strip() != key or not value.isdigit():
+        if name.strip() != key or not value.isascii() or not value.isdigit():
             raise self.error(f"bad '{key} = N' line", text)
-        return int(value)
+        out = int(value)
+        if key == "insts" and out > MAX_WARP_INSTS:
+            raise self.error(f"insts = {out} exceeds {MAX_WARP_INSTS:,} instructions per warp", text)
+        return out
 
 
 class TraceWorkload:
@@ -234,6 +269,26 @@ def _kernel(entry: KernelEntry, ordinal: int) -> TraceKernel:
 def open_trace(path: str | Path) -> TraceWorkload:
     """Open kernelslist.g, a directory holding one, or a single .traceg / .traceg.xz file."""
     return TraceWorkload(path)
+
+
+def bounded_lines(f: TextIO) -> Iterator[str]:
+    """The file's lines, none read beyond MAX_LINE_CHARS characters (a longer line comes back cut,
+    without its newline, and the reader rejects it): a file without newlines cannot fill memory."""
+    return iter(partial(f.readline, MAX_LINE_CHARS), "")
+
+
+def _take(it: Iterator[str], n: int) -> list[str]:
+    """Up to n lines; a long warp is read in chunks and stops at the first structural line (a
+    wrong `insts = N` must not pull the rest of a multi-GB file into memory)."""
+    if n <= _CHUNK:
+        return list(islice(it, n))
+    out: list[str] = []
+    while len(out) < n:
+        chunk = list(islice(it, min(_CHUNK, n - len(out))))
+        out.extend(chunk)
+        if len(chunk) < _CHUNK or any(not r.strip() or r.lstrip().startswith(_STRUCTURAL) for r in chunk):
+            break
+    return out
 
 
 class _reading:

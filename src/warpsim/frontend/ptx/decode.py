@@ -14,6 +14,7 @@ import numpy as np
 from warpsim.errors import InputError
 from warpsim.frontend.ptx import sem_float as F
 from warpsim.frontend.ptx import sem_int as I
+from warpsim.frontend.ptx.checks import PtxCheckError, check_inst, describe
 from warpsim.frontend.ptx.machine import CTL_BRANCH, CTL_EXIT, CTL_NORMAL, CTL_TRAP
 from warpsim.frontend.ptx.operands import DecodeError, reader, reg_ids, type_of, writer
 from warpsim.frontend.ptx.program import FlatInst, Program
@@ -454,10 +455,12 @@ def decode_program(prog: Program) -> list[Op]:
     out = []
     for fi in prog.insts:
         try:
+            check_inst(fi)
             out.append(decode_inst(fi, c))
-        except (DecodeError, NotImplementedError, KeyError, IndexError, ValueError) as e:
-            known = isinstance(e, DecodeError | NotImplementedError)
-            msg = str(e) if known else f"malformed operands ({e!r})"
+        except (DecodeError, NotImplementedError, KeyError, IndexError, ValueError, TypeError, StopIteration,
+                AttributeError, OverflowError, ZeroDivisionError) as e:
+            known = isinstance(e, DecodeError | NotImplementedError | PtxCheckError)
+            msg = str(e) if known and str(e) else describe(e, fi)
             raise InputError(f"kernel {prog.name} (function {fi.func}): {msg}", path=prog.path, line=fi.line,
                              text=fi.text) from None
     return out

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from warpsim.errors import InputError
+from warpsim.frontend.ptx.checks import check_function_ends, read_ptx_file
 from warpsim.frontend.ptx.compiled.batch import CompiledKernel, profile_counts
 from warpsim.frontend.ptx.compiled.batch import cta_traces as compiled_traces
 from warpsim.frontend.ptx.compiled.batch import run_batch as run_compiled
@@ -156,6 +157,7 @@ class Module:
         self.path = path
         self.device = device or default_device()
         self.ast = parse(text, path)
+        check_function_ends(self.ast, path)
         placed: list[tuple[int, int]] = []
 
         def alloc(nbytes: int, align: int):
@@ -332,7 +334,7 @@ def load_ptx(path_or_text: str | os.PathLike, device: Device | None = None) -> M
         p = Path(s)
         if not p.exists():
             raise InputError("PTX file not found", path=s)
-        return Module(p.read_text(), str(p), device)
+        return Module(read_ptx_file(p), str(p), device)
     if ".version" not in s and ".entry" not in s:
         raise InputError("not PTX text and not an existing file", path=s if len(s) < 200 else None)
     return Module(s, "<ptx text>", device)

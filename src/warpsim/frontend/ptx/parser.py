@@ -28,6 +28,11 @@ _TYPES = {"b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s
           "f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f64", "pred"}
 _IDENT = re.compile(r"[A-Za-z_$%][\w$%.]*")
 _RANGE = re.compile(r"^([%\w$.]+)<(\d+)>$")
+_HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
+MAX_REG_RANGE = 1 << 16           # `.reg .b32 %r<N>`: registers one declaration may expand to
+# Largest array one declaration may have, in bytes, per state space (checked before allocation)
+MAX_ARRAY_BYTES = {"shared": 1 << 24, "local": 1 << 24, "param": 1 << 16, "reg": 1 << 16}
+MAX_GLOBAL_BYTES = 1 << 32
 _KNOWN_SKIPPED = {".pragma", ".loc", ".file", ".section", ".maxnreg", ".maxntid", ".reqntid",
                   ".minnctapersm", ".maxnctapersm", ".noreturn", ".alias", ".callprototype",
                   ".calltargets", ".branchtargets", ".common"}
@@ -153,6 +158,8 @@ def parse_number(s: str) -> Operand | None:
     t = s.strip()
     neg = t.startswith("-")
     body = t[1:] if neg else t
+    if body[:2] in ("0f", "0F", "0d", "0D") and not _HEX_DIGITS.fullmatch(body[2:]):
+        return None                       # "cannot parse operand" names it
     if len(body) == 10 and body[:2] in ("0f", "0F"):
         bits = int(body[2:], 16) ^ (0x80000000 if neg else 0)
         return Operand("fimm", value=bits, bits=32)
@@ -251,6 +258,9 @@ def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
                 space = key
             elif key == "align":
                 i += 1
+                if i >= len(toks) or not toks[i].isdigit() or int(toks[i]) & (int(toks[i]) - 1) \
+                        or not 0 < int(toks[i]) <= 1 << 16:
+                    raise sc.error(".align needs a power-of-two byte count (1..65536)", pos, text)
                 align = int(toks[i])
             elif key in ("v2", "v4", "v8"):
                 vec = int(key[1:])
@@ -272,6 +282,9 @@ def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
     for nm in " ".join(names).replace(" [", "[").split():
         m = _RANGE.match(nm)
         if m:
+            if int(m.group(2)) > MAX_REG_RANGE:
+                raise sc.error(f"{nm} declares {int(m.group(2)):,} registers; at most {MAX_REG_RANGE:,}",
+                               pos, text)
             out.extend(VarDecl(space, f"{m.group(1)}{k}", typ, line=line) for k in range(int(m.group(2))))
             continue
         count = None
@@ -282,6 +295,11 @@ def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
             count = 1
             for d in dims:
                 count *= int(d) if d else 0
+            bits = re.match(r"[a-z]+(\d*)", typ)
+            size = count * vec * max(int(bits.group(1) or 8) // 8, 1) if bits else count
+            limit = MAX_ARRAY_BYTES.get(space, MAX_GLOBAL_BYTES)
+            if size > limit:
+                raise sc.error(f".{space} array {nm} of {size:,} bytes exceeds {limit:,} bytes", pos, text)
         out.append(VarDecl(space, nm, typ, count=count, align=align, init=init, vec=vec, extern=extern,
                            line=line))
     return out
@@ -403,17 +421,26 @@ def parse(text: str, path: str | None = None) -> Module:
     while not sc.eof():
         pos = sc.i
         if t.startswith(".version", pos):
-            mod.version = sc.to_eol().split()[1]
+            words = sc.to_eol().split()
+            if len(words) != 2 or not re.fullmatch(r"\d{1,3}\.\d{1,3}", words[1]):
+                raise sc.error(".version needs MAJOR.MINOR (e.g. .version 8.5)", pos, " ".join(words))
+            mod.version = words[1]
             major = int(mod.version.split(".")[0])
             if major < 6 or major > 9:
                 warnings.warn(f"PTX ISA version {mod.version} is outside the tested 6.x-9.x range",
                               stacklevel=2)
             continue
         if t.startswith(".target", pos):
-            mod.target = sc.to_eol().split(None, 1)[1].strip()
+            words = sc.to_eol().split(None, 1)
+            if len(words) != 2 or not re.match(r"(sm|compute)_\d+", words[1].strip()):
+                raise sc.error(".target needs an architecture (e.g. .target sm_80)", pos, " ".join(words))
+            mod.target = words[1].strip()
             continue
         if t.startswith(".address_size", pos):
-            mod.address_size = int(sc.to_eol().split()[1])
+            words = sc.to_eol().split()
+            if len(words) != 2 or not words[1].isdigit():
+                raise sc.error(".address_size needs 32 or 64", pos, " ".join(words))
+            mod.address_size = int(words[1])
             if mod.address_size != 64:
                 raise sc.error("only .address_size 64 is supported", pos)
             continue
@@ -422,6 +449,8 @@ def parse(text: str, path: str | None = None) -> Module:
             continue
         if t.startswith(".section", pos):
             j = t.find("{", pos)
+            if j < 0:
+                raise sc.error(".section without a '{ ... }' body", pos, t[pos:pos + 80])
             sc.i = j
             sc.balanced("{", "}")
             mod.warnings.append(f"{path or '<ptx>'}:{sc.line(pos)}: .section skipped")

@@ -36,15 +36,19 @@ def parse_number(text: str, *, path: str, line: int | None, key: str) -> float:
     if t == "" or t.lower() in ("n/a", "nan", "-"):
         return float("nan")
     try:
-        return float(t)
+        v = float(t)
     except ValueError:
         raise InputError("expected a number", path=path, line=line, key=key, text=text) from None
+    if v != v or v in (float("inf"), float("-inf")):
+        raise InputError("expected a finite number", path=path, line=line, key=key, text=text)
+    return v
 
 
 def parse_int(text: str, *, path: str, line: int | None, key: str) -> int:
     v = parse_number(text, path=path, line=line, key=key)
-    if v != v or v != int(v) or v < 0:
-        raise InputError("expected a non-negative integer", path=path, line=line, key=key, text=text)
+    if v != v or v != int(v) or v < 0 or v > 1 << 62:
+        raise InputError("expected a non-negative integer below 2^62", path=path, line=line, key=key,
+                         text=text)
     return int(v)
 
 

@@ -12,10 +12,10 @@ JSON: {"format": "warpsim-functional-profile", "version": 1, "kernels": [{"launc
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 from warpsim.errors import InputError
+from warpsim.sampling.readers._checks import load_json
 from warpsim.sampling.readers._util import dim_from_value, parse_int, parse_number, read_text
 from warpsim.sampling.table import NSIGHT_TO_SHORT, PKA_TABLE2_METRICS, ProfileTable, make_table
 
@@ -81,7 +81,7 @@ def _read_csv(text: str, src: str) -> ProfileTable:
                 f"row has {len(r)} fields, header has {len(header)}", path=src, line=ln, text=lines[ln - 1]
             )
         cells = dict(zip(header, r, strict=True))
-        row: dict = {"name": cells["name"].strip(), "metrics": {}}
+        row: dict = {"name": cells["name"].strip(), "metrics": {}, "_line": ln}
         if not row["name"]:
             raise InputError("empty kernel name", path=src, line=ln, key="name")
         if "launch" in cells:
@@ -107,10 +107,7 @@ def _read_csv(text: str, src: str) -> ProfileTable:
 
 
 def _read_json(text: str, src: str) -> ProfileTable:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg}", path=src, line=exc.lineno) from None
+    doc = load_json(text, src)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:
         raise InputError(
             f'not a functional profile: expected "format": "{FORMAT_NAME}"', path=src, key="format"
@@ -127,7 +124,7 @@ def _read_json(text: str, src: str) -> ProfileTable:
         key = f"kernels[{i}]"
         if not isinstance(k, dict) or not isinstance(k.get("name"), str) or not k["name"]:
             raise InputError("each kernel needs a non-empty 'name'", path=src, key=key, text=repr(k)[:200])
-        row: dict = {"name": k["name"], "metrics": {}}
+        row: dict = {"name": k["name"], "metrics": {}, "_line": None}
         if "launch" in k:
             if not isinstance(k["launch"], int) or isinstance(k["launch"], bool) or k["launch"] < 0:
                 raise InputError(

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from warpsim.errors import InputError
+from warpsim.sampling.readers._checks import load_json
 from warpsim.sampling.readers._util import dim_from_value, read_text
 from warpsim.sampling.table import ProfileTable, make_table
 
@@ -20,15 +20,7 @@ def read_kineto(path: str | Path) -> ProfileTable:
     p = Path(path)
     src = str(p)
     text = read_text(p)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"invalid JSON: {exc.msg}",
-            path=src,
-            line=exc.lineno,
-            text=text.splitlines()[exc.lineno - 1][:200] if text else "",
-        ) from None
+    doc = load_json(text, src)
     events = doc.get("traceEvents") if isinstance(doc, dict) else doc
     if not isinstance(events, list):
         raise InputError("not a Kineto trace: no 'traceEvents' list", path=src, key="traceEvents")

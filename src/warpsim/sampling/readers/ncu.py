@@ -92,7 +92,7 @@ def _row(ln: int, cells: dict[str, str], unit_of: dict[str, str], src: str) -> d
     name = cells["Kernel Name"].strip()
     if not name:
         raise InputError("empty kernel name", path=src, line=ln, key="Kernel Name")
-    row: dict = {"launch": launch, "name": name, "metrics": {}}
+    row: dict = {"launch": launch, "name": name, "metrics": {}, "_line": ln}
     if "Grid Size" in cells and cells["Grid Size"].strip():
         row["grid"] = parse_dim(cells["Grid Size"], path=src, line=ln, key="Grid Size")
     elif "launch__grid_size" in cells:

@@ -64,7 +64,7 @@ def read_nsys_csv(path: str | Path) -> ProfileTable:
                 f"row has {len(r)} fields, header has {len(header)}", path=src, line=ln, text=lines[ln - 1]
             )
         cells = dict(zip(header, r, strict=True))
-        row: dict = {"name": cells[name_col].strip()}
+        row: dict = {"name": cells[name_col].strip(), "_line": ln}
         has_grid = False
         for dim, alternatives in _DIMS.items():
             cols = next((a for a in alternatives if all(c in cells for c in a)), None)

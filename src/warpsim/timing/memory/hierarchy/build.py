@@ -6,7 +6,7 @@ import numpy as np
 
 from warpsim.errors import InputError
 from warpsim.timing.memory.hierarchy import state as S
-from warpsim.timing.memory.hierarchy.hashing import hash_code, log2_exact, parse_address_map
+from warpsim.timing.memory.hierarchy.hashing import hash_bits, hash_code, log2_exact, parse_address_map
 from warpsim.timing.memory.hierarchy.l1d import l1_flush
 from warpsim.timing.memory.hierarchy.l2 import l2_install_range
 from warpsim.timing.memory.hierarchy.pack import pack
@@ -122,7 +122,7 @@ def build_hierarchy(gpu) -> HierState:
     p[S.P_IC_LAT] = ic.latency
     p[S.P_D_HASH] = hash_code(l2.index_hash, "l2.index_hash", n_ch)
     p[S.P_D_CHSHIFT] = chshift
-    p[S.P_D_CHBITS] = max(log2_exact(n_ch), 0)
+    p[S.P_D_CHBITS] = hash_bits(n_ch) if l2.index_hash == "ipoly" else max(log2_exact(n_ch), 0)
     p[S.P_D_NBK] = d.nbk
     p[S.P_D_NBKGRP] = d.nbkgrp
     for key, val in ((S.P_D_CCD, d.tCCD), (S.P_D_RRD, d.tRRD), (S.P_D_RCD, d.tRCD), (S.P_D_RAS, d.tRAS),
@@ -223,9 +223,14 @@ def memcpy_h2d(hs: HierState, addr: int, nbytes: int) -> None:
     """MemcpyHtoD: every 32 B sector of [addr, addr + nbytes) is installed (clean) in its L2 slice.
 
     Lines displaced by the warm-up are dropped without write-back (copies come between kernels).
+    A copy larger than the L2 installs only its last L2-capacity bytes: what an LRU L2 can still
+    hold after the copy (a 1 TB copy used to install 2^35 sectors one by one).
     """
     if nbytes <= 0:
         return
+    cap = int(hs.p[S.P_L2_SETS]) * int(hs.p[S.P_L2_WAYS]) * int(hs.p[S.P_NSLICE]) * 128
+    if nbytes > cap:
+        addr, nbytes = int(addr) + int(nbytes) - cap, cap
     first = int(addr) >> 5
     last = (int(addr) + int(nbytes) - 1) >> 5
     l2_install_range(hs, np.int64(first), np.int64(last - first + 1))

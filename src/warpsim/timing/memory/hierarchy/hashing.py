@@ -7,7 +7,9 @@ to a channel by one of
   ipoly  : the block as a GF(2) polynomial modulo an irreducible polynomial of degree
            log2(channels) (IPOLY, Rau '91; Accel-Sim §II-B). Multiplication by x^k is a bijection
            modulo an irreducible polynomial, so any 2^n consecutive multiples of a power-of-two
-           stride land on 2^n distinct channels.
+           stride land on 2^n distinct channels. A non-power-of-two count (H100's 40 channels,
+           Accel-Sim's memory_partition_indexing 6) rotates each run of `channels` consecutive
+           blocks by the IPOLY hash of the run number, modulo the count.
 The channel bits are then removed and the remaining "compact" address is split into bank, row
 and column by the letters of the address-map mask (R row, B bank, C column, S burst offset).
 The sub-partition (L2 slice within the channel) is the low bank bit(s), as in GPGPU-Sim.
@@ -24,6 +26,11 @@ from warpsim.timing.state import jit
 # Irreducible polynomials over GF(2), by degree (bit i = coefficient of x^i).
 IRREDUCIBLE = np.array([0, 0b11, 0b111, 0b1011, 0b10011, 0b100101, 0b1000011, 0b10000011,
                         0b100011101, 0b1000010001, 0b10000001001, 0b100000000101], dtype=np.int64)
+
+
+def hash_bits(n: int) -> int:
+    """Bits of a hashed index in [0, n): log2(n) rounded up."""
+    return max(int(n) - 1, 0).bit_length()
 
 
 def log2_exact(n: int) -> int:
@@ -82,9 +89,15 @@ def gf2_mod_bytes(value, degree):
 
 @jit
 def hash_index(block, n, nbits, mode):
-    """Index in [0, n) of `block` under a hash mode; nbits = log2(n) (power-of-two n for xor/ipoly)."""
+    """Index in [0, n) of `block` under a hash mode; nbits = log2(n) rounded up (power-of-two n for
+    xor; ipoly also takes other counts)."""
     if mode == H_LINEAR or nbits <= 0:
         return block % n
+    if n & (n - 1):
+        # ipoly over a non-power-of-two count: rotate each group of n consecutive blocks by the
+        # IPOLY hash of the group number (a bijection within the group, so `hash_rest` stays
+        # block // n); power-of-two strides still spread over the channels
+        return (block + gf2_mod_bytes(block // n, nbits)) % n
     if mode == H_XOR:
         m = n - 1
         out = 0
@@ -99,7 +112,7 @@ def hash_index(block, n, nbits, mode):
 @jit
 def hash_rest(block, n, nbits, mode):
     """The part of the block left once the index is known (bijective with the index)."""
-    if mode == H_LINEAR or nbits <= 0:
+    if mode == H_LINEAR or nbits <= 0 or n & (n - 1):
         return block // n
     return block >> nbits
 
@@ -168,9 +181,9 @@ def hash_code(name: str, key: str, n: int) -> int:
     if name not in HASH_CODES:
         raise InputError(f"unknown index hash {name!r} (known: {', '.join(HASH_CODES)})", key=key)
     code = HASH_CODES[name]
-    if code != H_LINEAR and log2_exact(n) < 0:
+    if code == H_XOR and log2_exact(n) < 0:
         raise InputError(f"{name} hashing needs a power-of-two count, got {n}", key=key)
-    if code == H_IPOLY and log2_exact(n) >= IRREDUCIBLE.shape[0]:
+    if code == H_IPOLY and hash_bits(n) >= IRREDUCIBLE.shape[0]:
         raise InputError(f"ipoly hashing supports up to {2 ** (IRREDUCIBLE.shape[0] - 1)}, got {n}",
                          key=key)
     return code

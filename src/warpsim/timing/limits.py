@@ -1,0 +1,73 @@
+"""Hard limits of one simulation run, and the bounded time series.
+
+MAX_SIM_CYCLES keeps every time the model computes inside int64: the hierarchy counts in
+femtoseconds (a core cycle is at most 1e7 fs with clocks >= 100 MHz, config/limits.py), and
+warp-cycles are at most 2^17 warps times the cycle count. A run that reaches it stops with an
+error instead of wrapping around.
+
+The time series keeps at most MAX_TS_ROWS rows: when full, every other row is dropped and the
+sample interval doubles (the rows hold cumulative counters, so the rows that remain are exact).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from warpsim.timing.state import (
+    G_FINISHED_CTAS,
+    G_LAST_KERNEL,
+    G_TINST,
+    G_TS_INTERVAL,
+    G_TS_N,
+    G_WINST,
+    TS_ACTIVE_WARPS,
+    TS_CYCLE,
+    TS_FINISHED_CTAS,
+    TS_KERNEL,
+    TS_MEM,
+    TS_TINST,
+    TS_WINST,
+    Globals,
+)
+
+MAX_SIM_CYCLES = 1 << 38          # 2.7e11 core cycles (over 2 minutes of GPU time at 2 GHz)
+MAX_TS_ROWS = 1 << 16             # 65,536 rows x 9 int64 columns = 4.5 MB at most
+
+
+def grow_or_coarsen(gl: Globals) -> Globals:
+    """Make room for at least two more rows: double the buffer below MAX_TS_ROWS, else keep every
+    other row and double the interval. Returns the (possibly new) Globals."""
+    n = int(gl.g[G_TS_N])
+    cap = gl.ts.shape[0]
+    if cap < MAX_TS_ROWS:
+        new_cap = min(2 * cap, MAX_TS_ROWS)
+        ts = np.zeros((new_cap, gl.ts.shape[1]), np.int64)
+        ts[:n] = gl.ts[:n]
+        return gl._replace(ts=ts)
+    kept = gl.ts[1:n:2].copy()
+    gl.ts[:] = 0
+    gl.ts[:kept.shape[0]] = kept
+    gl.g[G_TS_N] = kept.shape[0]
+    gl.g[G_TS_INTERVAL] *= 2       # the pending point G_NEXT_SAMPLE stays: its state is exact
+    return gl
+
+
+def with_final_row(gl: Globals, cycle: int, mem_counters: np.ndarray) -> np.ndarray:
+    """The recorded rows plus one closing the last (partial) interval at `cycle` with the state at
+    the end of the run (it replaces a row sampled at that same cycle, which predates the cycle's work)."""
+    n = int(gl.g[G_TS_N])
+    rows = gl.ts[:n]
+    if n and int(rows[-1, TS_CYCLE]) >= cycle:
+        rows = rows[:-1]
+    g = gl.g
+    row = np.zeros(gl.ts.shape[1], np.int64)
+    row[TS_CYCLE] = cycle
+    row[TS_WINST] = g[G_WINST]
+    row[TS_TINST] = g[G_TINST]
+    row[TS_ACTIVE_WARPS] = 0
+    row[TS_FINISHED_CTAS] = g[G_FINISHED_CTAS]
+    row[TS_KERNEL] = g[G_LAST_KERNEL]
+    row[TS_MEM:] = mem_counters
+    return np.vstack([rows, row[None, :]])
+
+
