@@ -35,7 +35,9 @@ def _addr_fn(ref, c: Ctx):
     if ref.rid >= 0:
         rid = ref.rid
         if nbytes(c.rt[rid]) == 4:
-            return lambda b: b.R[rid].astype(np.uint64) + off
+            # a 32-bit address register plus an offset wraps at 32 bits, as the 32-bit add in SASS does
+            off32 = np.uint32(ref.value & 0xFFFFFFFF)
+            return lambda b: (b.R[rid] + off32).astype(np.uint64)
         return lambda b: b.R[rid] + off
     return lambda b: off
 
@@ -401,6 +403,7 @@ def b_shfl(fi: FlatInst, c: Ctx) -> Op:
     ra = c.get(fi.ops[1], "b32")
     rb = c.get(fi.ops[2], "u32")
     rc = c.get(fi.ops[3], "u32")
+    rmask = c.get(fi.ops[4], "u32") if len(fi.ops) > 4 else None
 
     def fn(b, m):
         lane = b.sreg("%laneid").astype(np.int64)
@@ -425,7 +428,13 @@ def b_shfl(fi: FlatInst, c: Ctx) -> Op:
         j = np.where(ok, j, lane)
         src = np.arange(b.T, dtype=np.int64) - lane + j
         a = np.broadcast_to(np.asarray(ra(b), dtype=np.uint32), (b.T,))
-        b.put(dsts[0], a[src], m)
+        val = a[src]
+        if rmask is not None:
+            # a source lane outside the member mask reads as 0 (what hardware returns in practice;
+            # CUDA samples' reduce7 relies on it)
+            mk = np.broadcast_to(np.asarray(rmask(b)).astype(np.int64), (b.T,))
+            val = np.where((mk >> j) & 1 != 0, val, np.uint32(0))
+        b.put(dsts[0], val, m)
         if len(dsts) > 1 and dsts[1] is not None:
             b.put(dsts[1], np.broadcast_to(ok, (b.T,)), m)
     return Op(fn, unit=Unit.INT, lat=LatClass.PTX_INT_ADD)

@@ -49,7 +49,8 @@ class Device:
     """Global memory of one emulated GPU, plus the command list (copies and launches) for the timing model."""
 
     def __init__(self, capacity: int = 1 << 24) -> None:
-        self.heap = np.zeros(max(capacity, 1 << 12), dtype=np.uint8)
+        # a multiple of 16 bytes so every access width can view the heap (a snapshot ends anywhere)
+        self.heap = np.zeros(max(-(-int(capacity) // 16) * 16, 1 << 12), dtype=np.uint8)
         self.top = 0
         self._views: dict = {}
         self.commands: list = []
