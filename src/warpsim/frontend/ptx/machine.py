@@ -110,6 +110,13 @@ class Batch:
             return np.full(self.T, self._u[name], dtype=np.uint32)
         if name in ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi"):
             return np.full(self.T, self.steps * 4, dtype=np.uint64 if name.endswith("64") else np.uint32)
+        if name.startswith("%envreg") or name in ("%cluster_ctarank", "%is_explicit_cluster") or \
+                name.startswith("%cluster_ctaid."):
+            return np.zeros(self.T, dtype=np.uint32)        # no driver environment; 1-CTA clusters
+        if name == "%cluster_nctarank" or name.startswith("%cluster_nctaid."):
+            return np.ones(self.T, dtype=np.uint32)
+        if name.startswith("%clusterid.") or name.startswith("%nclusterid."):
+            return self.sreg(name.replace("%clusterid.", "%ctaid.").replace("%nclusterid.", "%nctaid."))
         lane = self._s["%laneid"].astype(np.int64)
         masks = {"%lanemask_eq": 1 << lane, "%lanemask_lt": (1 << lane) - 1,
                  "%lanemask_le": (2 << lane) - 1, "%lanemask_gt": 0xFFFFFFFF ^ ((2 << lane) - 1),

@@ -177,6 +177,9 @@ def parse_operand(s: str, sc: _Scanner, pos: int) -> Operand:
     if s[0] == "[":
         if not s.endswith("]"):
             raise sc.error("malformed address operand", pos, s)
+        parts = split_top(s[1:-1])
+        if len(parts) > 1:          # texture/surface operand: [handle, {coordinates}] or [tex, smp, {..}]
+            return Operand("taddr", elems=[parse_operand(e, sc, pos) for e in parts])
         inner = s[1:-1].replace(" ", "").replace("\t", "")
         m = re.fullmatch(r"([A-Za-z_$%][\w$%.]*)?(?:([+-])(.+))?", inner)
         if m and (m.group(1) or m.group(3)):
@@ -202,7 +205,7 @@ def parse_operand(s: str, sc: _Scanner, pos: int) -> Operand:
         op = parse_operand(s[1:], sc, pos)
         op.neg = True
         return op
-    if "|" in s and s[0] == "%":
+    if "|" in s and (s[0] == "%" or s[0].isalpha() or s[0] == "_"):
         return Operand("vec", elems=[parse_operand(e, sc, pos) for e in s.split("|")], name="|")
     num = parse_number(s)
     if num is not None:
@@ -261,7 +264,7 @@ def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
             elif key.startswith("attribute") or key in ("visible", "weak", "ptr", "shared", "global"):
                 pass
             elif key in ("texref", "samplerref", "surfref"):
-                raise sc.error(f"unsupported declaration type .{key}", pos, text)
+                typ = key           # opaque handles: declared fine, only their use is unsupported
         elif tk != ",":
             names.append(tk)
         i += 1
@@ -312,7 +315,9 @@ def parse_instruction(text: str, sc: _Scanner, pos: int) -> Instruction:
     try:
         ops = [parse_operand(o, sc, pos) for o in split_top(rest)] if rest else []
     except InputError as e:
-        raise sc.error(f"{opcode}: {e.message}", pos, text) from None
+        # keep the module: the error is raised when a kernel that contains this instruction is linked
+        return Instruction(opcode, [], guard, neg, sc.line(pos), " ".join(text.split()),
+                           error=f"{opcode}: {e.message}")
     return Instruction(opcode, ops, guard, neg, sc.line(pos), " ".join(text.split()))
 
 

@@ -24,12 +24,16 @@ from warpsim.frontend.ptx.ast import (
 
 TYPE_BYTES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
               "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "tf32": 4,
-              "b64": 8, "u64": 8, "s64": 8, "f64": 8, "b128": 16, "pred": 1}
+              "b64": 8, "u64": 8, "s64": 8, "f64": 8, "b128": 16, "pred": 1,
+              "texref": 8, "samplerref": 8, "surfref": 8}
 SPECIAL = {f"%{n}.{c}" for n in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz"} | {
     f"%{n}" for n in ("tid", "ntid", "ctaid", "nctaid", "laneid", "warpid", "nwarpid", "smid", "nsmid",
                       "gridid", "clock", "clock64", "lanemask_eq", "lanemask_le", "lanemask_lt",
                       "lanemask_ge", "lanemask_gt", "globaltimer", "globaltimer_lo", "globaltimer_hi",
-                      "total_smem_size", "dynamic_smem_size", "aggr_smem_size")}
+                      "total_smem_size", "dynamic_smem_size", "aggr_smem_size", "cluster_ctarank",
+                      "cluster_nctarank", "is_explicit_cluster")} | {f"%envreg{i}" for i in range(32)} | {
+    f"%{n}.{c}" for n in ("clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid") for c in "xyz"}
+CONSTANT_SYMBOLS = {"WARP_SZ": 32}     # ptxas constants CUDA's warpSize compiles to
 
 
 @dataclass
@@ -37,6 +41,7 @@ class Ref:
     """A resolved operand.
 
     kind: 'reg' (rid), 'imm' (value), 'fimm' (value = bit pattern, bits), 'sreg' (name), 'vec' (elems),
+    'taddr' (texture/surface operand: elems = handle, coordinates...),
     'sink', 'label' (value = flat index), 'addr' (rid or -1, value = byte offset, space = the space the
     symbol lives in when the base is a symbol), 'symaddr' (space, value = address of a symbol),
     'func' (name).
@@ -259,6 +264,8 @@ class _Linker:
             return Ref("fimm", value=int(op.value), bits=op.bits)
         if k == "sink":
             return Ref("sink")
+        if k == "taddr":
+            return Ref("taddr", elems=[self.resolve(e, scopes, ins) for e in op.elems])
         if k in ("vec", "list"):
             return Ref("vec", elems=[self.resolve(e, scopes, ins) for e in op.elems], name=op.name or "")
         if k == "addr":
@@ -273,6 +280,8 @@ class _Linker:
                 return Ref("addr", rid=r.rid, value=op.offset)
             return Ref("addr", value=r.value + op.offset, space=r.space, name=r.name)
         if k == "sym":
+            if op.name in CONSTANT_SYMBOLS and self.lookup(op.name, scopes) is None:
+                return Ref("imm", value=CONSTANT_SYMBOLS[op.name] + op.offset)
             r = self.lookup(op.name, scopes)
             if r is not None:
                 if r.kind == "reg":
@@ -285,6 +294,8 @@ class _Linker:
 
     def emit_inst(self, ins: Instruction, fn: Function, scopes: list[dict[str, Ref]], labels: dict[str, int],
                   ret_label: str | None, depth: int) -> None:
+        if ins.error is not None:
+            raise self.err(f"unsupported instruction form ({ins.error})", ins)
         guard = -1
         if ins.guard is not None:
             g = self.lookup(ins.guard, scopes)
