@@ -65,16 +65,14 @@ def test_unparseable_or_unsupported_forms_fail_only_the_kernels_that_use_them():
 }
 .visible .entry good(.param .u64 out)
 {
-  .reg .b32 %r<4>; .reg .b64 %rd<2>;
+  .reg .b32 %r<4>, r2; .reg .b64 %rd<2>; .reg .pred p;
   mov.u32 %r1, WARP_SZ;
-  shfl.sync.up.b32 %r2|%p, %r1, 1, 0, -1;
+  shfl.sync.up.b32 r2|p, %r1, 1, 0, -1;
   ld.param.u64 %rd1, [out];
   st.global.u32 [%rd1], %r1;
   ret;
 }
 """
-    text = text.replace("%r2|%p", "r2|p").replace("  .reg .b32 %r<4>; .reg .b64 %rd<2>;\n  mov",
-                                                   "  .reg .b32 %r<4>, r2; .reg .b64 %rd<2>; .reg .pred p;\n  mov")
     dev = Device()
     mod = load_ptx(text, device=dev)           # parses: the bad form is kept for its kernel
     out = dev.alloc(1, np.uint32)
