@@ -440,10 +440,10 @@ def _decode_control(fi: FlatInst) -> Op | None:
 
 
 def decode_inst(fi: FlatInst, c: Ctx) -> Op:
-    from warpsim.frontend.ptx import decode_mem
+    from warpsim.frontend.ptx import decode_host, decode_mem
     op = _decode_control(fi)
     if op is None:
-        b = DISPATCH.get(fi.base) or decode_mem.DISPATCH.get(fi.base)
+        b = DISPATCH.get(fi.base) or decode_mem.DISPATCH.get(fi.base) or decode_host.DISPATCH.get(fi.opcode)
         if b is None:
             raise DecodeError(f"unsupported instruction '{fi.opcode}'")
         op = b(fi, c)

@@ -47,6 +47,7 @@ class LaunchResult:
     block: tuple[int, int, int]
     thread_instructions: int
     seconds: float
+    printf: list[str] = field(default_factory=list)     # device printf output of this launch
 
     @property
     def thread_instructions_per_second(self) -> float:
@@ -90,6 +91,7 @@ class PtxKernelSource:
         dev = Device(capacity=max(self._snap.size, 1 << 12))
         dev.heap[:self._snap.size] = self._snap
         dev.top = self._snap.size
+        dev.printf_sink = None          # the functional run already printed
         order = _cta_order(self.info.grid)
         wpc = self.info.warps_per_cta
         for s in range(0, len(order), self._per):
@@ -205,8 +207,9 @@ class Module:
         if mode != "functional":
             raise InputError(f"unknown launch mode {mode!r} (functional, timing, profile)")
         t0 = time.perf_counter()
+        first_line = len(self.device.printf_log)
         n = self._run(k, g, b, kp, shared_bytes, per, None)
-        return LaunchResult(k.name, g, b, n, time.perf_counter() - t0)
+        return LaunchResult(k.name, g, b, n, time.perf_counter() - t0, self.device.printf_log[first_line:])
 
     def _profile(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, tpc: int) -> KernelProfile:
         nwarps = g[0] * g[1] * g[2] * (tpc // 32)

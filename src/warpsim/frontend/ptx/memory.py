@@ -54,6 +54,8 @@ class Device:
         self.top = 0
         self._views: dict = {}
         self.commands: list = []
+        self.printf_log: list[str] = []          # device printf output, in order (see decode_host)
+        self.printf_sink = "stdout"              # 'stdout', None (keep only in printf_log) or a file object
 
     # --- allocation ---------------------------------------------------------------------------
     def _reserve(self, nbytes: int, align: int = 256) -> int:

@@ -33,7 +33,8 @@ SPECIAL = {f"%{n}.{c}" for n in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz
                       "total_smem_size", "dynamic_smem_size", "aggr_smem_size", "cluster_ctarank",
                       "cluster_nctarank", "is_explicit_cluster")} | {f"%envreg{i}" for i in range(32)} | {
     f"%{n}.{c}" for n in ("clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid") for c in "xyz"}
-CONSTANT_SYMBOLS = {"WARP_SZ": 32}     # ptxas constants CUDA's warpSize compiles to
+CONSTANT_SYMBOLS = {"WARP_SZ": 32}
+RUNTIME_CALLS = ("vprintf", "__assertfail", "malloc", "free")    # executed by decode_host     # ptxas constants CUDA's warpSize compiles to
 
 
 @dataclass
@@ -193,8 +194,8 @@ class _Linker:
     # --- one function body (the entry, or an inlined callee) --------------------------------------
     def emit(self, fn: Function, alias: dict[str, Ref], ret_label: str | None, depth: int) -> None:
         if fn.body is None:
-            raise self.err(f"call to {fn.name}, which has no body in this module (external functions such "
-                           "as vprintf are not supported)")
+            raise self.err(f"call to {fn.name}, which has no body in this module (only the CUDA runtime "
+                           f"calls {', '.join(RUNTIME_CALLS)} are provided; link with -rdc for others)")
         if fn.name in self.stack:
             raise self.err(f"recursive call to {fn.name} is not supported")
         self.stack.append(fn.name)
@@ -339,6 +340,18 @@ class _Linker:
             raise self.err("predicated call is not supported", ins)
         if len(args) != len(callee.params) or len(rets) != len(callee.rets):
             raise self.err(f"call to {callee_name} with the wrong number of arguments", ins)
+        if callee.body is None and callee_name in RUNTIME_CALLS:
+            # a CUDA runtime call (printf, assert, malloc, free): one instruction over its .param slots
+            slots = []
+            for actual in list(rets) + list(args):
+                r = self.lookup(actual.name, scopes) if actual.kind == "sym" else None
+                if r is None or r.kind != "symaddr":
+                    raise self.err(f"argument of {callee_name} is not a declared .param", ins)
+                slots.append(Ref("symaddr", value=r.value, space=r.space))
+            if not rets:
+                slots.insert(0, Ref("sink"))
+            self.insts.append(FlatInst(callee_name, slots, -1, False, ins.line, ins.text, self.stack[-1], depth))
+            return
         alias: dict[str, Ref] = {}
         for formal, actual in list(zip(callee.params, args, strict=True)) + list(
                 zip(callee.rets, rets, strict=True)):
