@@ -1,4 +1,4 @@
-"""Device printf (vprintf), assert (__assertfail) and malloc/free, from nvcc-compiled PTX (kernels/printf.cu)."""
+"""Device printf (vprintf), assert (__assertfail) and malloc/free, from nvcc-made PTX (kernels/printf.cu)."""
 
 import io
 
@@ -51,8 +51,9 @@ def test_assert_stops_the_launch_with_message_file_and_line(kdir):
     vals = np.zeros(64, dtype=np.int32)
     vals[37] = 99
     out = dev.to_device(vals)
-    with pytest.raises(InputError, match=r"kernel k: device assertion failed: printf\.cu:6: void k\(int \*, int\): "
-                                         r"Assertion `out\[t\] != 99` failed \(thread 37 of CTA \(0, 0, 0\)"):
+    want = (r"kernel k: device assertion failed: printf\.cu:6: void k\(int \*, int\): "
+            r"Assertion `out\[t\] != 99` failed \(thread 37 of CTA \(0, 0, 0\)")
+    with pytest.raises(InputError, match=want):
         mod.launch("k", 1, 64, [out, 0])
 
 

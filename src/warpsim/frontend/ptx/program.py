@@ -33,8 +33,8 @@ SPECIAL = {f"%{n}.{c}" for n in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz
                       "total_smem_size", "dynamic_smem_size", "aggr_smem_size", "cluster_ctarank",
                       "cluster_nctarank", "is_explicit_cluster")} | {f"%envreg{i}" for i in range(32)} | {
     f"%{n}.{c}" for n in ("clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid") for c in "xyz"}
-CONSTANT_SYMBOLS = {"WARP_SZ": 32}
-RUNTIME_CALLS = ("vprintf", "__assertfail", "malloc", "free")    # executed by decode_host     # ptxas constants CUDA's warpSize compiles to
+CONSTANT_SYMBOLS = {"WARP_SZ": 32}     # ptxas constants CUDA's warpSize compiles to
+RUNTIME_CALLS = ("vprintf", "__assertfail", "malloc", "free")     # executed by decode_host
 
 
 @dataclass
@@ -350,7 +350,8 @@ class _Linker:
                 slots.append(Ref("symaddr", value=r.value, space=r.space))
             if not rets:
                 slots.insert(0, Ref("sink"))
-            self.insts.append(FlatInst(callee_name, slots, -1, False, ins.line, ins.text, self.stack[-1], depth))
+            self.insts.append(FlatInst(callee_name, slots, -1, False, ins.line, ins.text, self.stack[-1],
+                                       depth))
             return
         alias: dict[str, Ref] = {}
         for formal, actual in list(zip(callee.params, args, strict=True)) + list(
