@@ -96,6 +96,9 @@ def b_arith(fi: FlatInst, c: Ctx) -> Op:
     t = _one_type(fi)
     if t in HALF_TYPES:
         return b_half_arith(fi, c, t)
+    if "cc" in mods:
+        from warpsim.frontend.ptx.decode_ext import b_carry
+        return b_carry(fi, c)
     d, ops = fi.ops[0], fi.ops[1:]
     if is_float(t):
         ftz, sat, rnd = "ftz" in mods, "sat" in mods, _rnd(mods)
@@ -440,10 +443,11 @@ def _decode_control(fi: FlatInst) -> Op | None:
 
 
 def decode_inst(fi: FlatInst, c: Ctx) -> Op:
-    from warpsim.frontend.ptx import decode_host, decode_mem
+    from warpsim.frontend.ptx import decode_ext, decode_host, decode_mem
     op = _decode_control(fi)
     if op is None:
-        b = DISPATCH.get(fi.base) or decode_mem.DISPATCH.get(fi.base) or decode_host.DISPATCH.get(fi.opcode)
+        b = (DISPATCH.get(fi.base) or decode_mem.DISPATCH.get(fi.base) or decode_ext.DISPATCH.get(fi.base)
+             or decode_host.DISPATCH.get(fi.opcode))
         if b is None:
             raise DecodeError(f"unsupported instruction '{fi.opcode}'")
         op = b(fi, c)
