@@ -443,11 +443,12 @@ def _decode_control(fi: FlatInst) -> Op | None:
 
 
 def decode_inst(fi: FlatInst, c: Ctx) -> Op:
-    from warpsim.frontend.ptx import decode_ext, decode_host, decode_mem, decode_mma
+    from warpsim.frontend.ptx import decode_ext, decode_host, decode_mem, decode_mma, decode_tex
     op = _decode_control(fi)
     if op is None:
         b = (DISPATCH.get(fi.base) or decode_mem.DISPATCH.get(fi.base) or decode_ext.DISPATCH.get(fi.base)
-             or decode_mma.DISPATCH.get(fi.base) or decode_host.DISPATCH.get(fi.opcode))
+             or decode_mma.DISPATCH.get(fi.base) or decode_tex.DISPATCH.get(fi.base)
+             or decode_host.DISPATCH.get(fi.opcode))
         if b is None:
             raise DecodeError(f"unsupported instruction '{fi.opcode}'")
         op = b(fi, c)
@@ -455,7 +456,7 @@ def decode_inst(fi: FlatInst, c: Ctx) -> Op:
     op.guard_neg = fi.guard_neg
     if not op.dst and not op.src:
         nodst = fi.base in ("st", "red", "bar", "barrier", "membar", "fence", "bra", "call", "ret", "exit",
-                            "trap", "prefetch", "cp", "nop", "stmatrix") or not fi.ops \
+                            "trap", "prefetch", "cp", "nop", "stmatrix", "sust") or not fi.ops \
             or fi.opcode.startswith("wmma.store")
         dst = [] if nodst else reg_ids(fi.ops[0])
         src = [r for o in (fi.ops if nodst else fi.ops[1:]) for r in reg_ids(o)]

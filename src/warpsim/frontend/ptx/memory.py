@@ -115,6 +115,18 @@ class Device:
             self._views[dtype] = v
         return v
 
+    def create_texture(self, array: DeviceArray, dims: int | None = None, filter: str = "point",
+                       address: str | tuple[str, ...] = "clamp", normalized: bool = False,
+                       read_mode: str = "element", linear: bool = False) -> int:
+        """A texture object (pass it as a .u64 kernel argument) over `array`; see textures.py."""
+        from warpsim.frontend.ptx.textures import create_texture
+        return create_texture(array, dims, filter, address, normalized, read_mode, linear)
+
+    def create_surface(self, array: DeviceArray, dims: int | None = None) -> int:
+        """A surface object (suld/sust) over `array`; see textures.py."""
+        from warpsim.frontend.ptx.textures import create_surface
+        return create_surface(array, dims)
+
     def snapshot(self) -> np.ndarray:
         return self.heap[:self.top].copy()
 
