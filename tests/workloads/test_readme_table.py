@@ -11,4 +11,4 @@ def test_readme_table_is_current():
     text = README.read_text()
     block = text[text.index(BEGIN):text.index(END) + len(END)]
     assert block == render()
-    assert block.count("\n| `") == 54
+    assert block.count("\n| `") == 55
