@@ -129,6 +129,9 @@ def test_surface_read_write_and_timing_record(env):
     assert k.s_unit[tex[0]] == Unit.TEX and k.s_kind[tex[0]] == InstKind.LOAD
     assert k.s_space[tex[0]] == MemSpace.TEX
     assert sum(len(c.warps) for c in src.iter_ctas()) == 3
+    ks = m.kernel("surf_scale")
+    sust = [i for i, fi in enumerate(ks.prog.insts) if fi.base == "sust"][0]
+    assert ks.ops[sust].dst == () and len(ks.ops[sust].src) == 4     # handle, x, y, value
 
 
 def test_bad_texture_arguments(env):

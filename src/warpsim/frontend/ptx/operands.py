@@ -79,7 +79,7 @@ def writer(ref: Ref):
 def reg_ids(ref: Ref) -> list[int]:
     if ref.kind == "reg":
         return [ref.rid]
-    if ref.kind in ("vec",):
+    if ref.kind in ("vec", "taddr"):
         return [r for e in ref.elems for r in reg_ids(e)]
     if ref.kind == "addr" and ref.rid >= 0:
         return [ref.rid]
