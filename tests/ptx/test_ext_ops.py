@@ -116,3 +116,56 @@ def test_envreg_reads_zero():
     out = dev.alloc(1, np.uint32)
     load_ptx(text, device=dev).launch("k", 1, 1, [out])
     assert dev.to_host(out)[0] == 5
+
+
+def test_dp4a_dp2a():
+    a = np.array([0x01FF0302], U)            # bytes 2, 3, -1 (0xff signed), 1
+    b = np.array([0x04030201], U)            # bytes 1, 2, 3, 4
+    got = run("dp4a.s32.s32 %d0, %a0, %a1, %a2", [("u32", a), ("u32", b), ("u32", np.full(1, 10, U))], "u32")
+    assert got[0] == 10 + 2 * 1 + 3 * 2 + (-1) * 3 + 1 * 4
+    got = run("dp4a.u32.u32 %d0, %a0, %a1, %a2", [("u32", a), ("u32", b), ("u32", np.zeros(1, U))], "u32")
+    assert got[0] == 2 * 1 + 3 * 2 + 255 * 3 + 1 * 4
+    h = np.array([0xFFFE0005], U)            # halves 5, -2
+    got = run("dp2a.hi.s32.s32 %d0, %a0, %a1, %a2", [("u32", h), ("u32", b), ("u32", np.zeros(1, U))], "u32")
+    assert got[0] == 5 * 3 + (-2) * 4      # .hi uses bytes 2 and 3 of b
+
+
+def test_elect_sync_picks_lowest_member_lane():
+    v = np.zeros(64, U)
+    d, p = run("elect.sync %d0|%d1, 0xfffffff0", [("u32", v)], ["u32", "pred"])
+    assert (d == 4).all() and list(np.flatnonzero(p)) == [4, 36]
+
+
+def test_f16x2_atomic_add_is_half_arithmetic():
+    text = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<3>; .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  atom.global.add.noftz.f16x2 %r1, [%rd1], 0x3C003800;
+  ret;
+}
+"""
+    dev = Device()
+    out = dev.to_device(np.array([0x3C003C00], U))        # (1.0, 1.0)
+    load_ptx(text, device=dev).launch("k", 1, 4, [out])
+    # 4 threads add (0.5, 1.0): (3.0, 5.0) = 0x4500_4200
+    assert hex(dev.to_host(out)[0]) == hex(0x45004200)
+
+
+def test_syncwarp_is_not_a_cta_barrier_for_timing():
+    from warpsim.ir.kinds import InstKind
+    text = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k()
+{
+  bar.warp.sync -1;
+  bar.sync 0;
+  ret;
+}
+"""
+    k = load_ptx(text, device=Device()).kernel("k")
+    assert k.s_kind[0] == InstKind.NOP and k.s_kind[1] == InstKind.BARRIER

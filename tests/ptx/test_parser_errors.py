@@ -47,11 +47,11 @@ def test_module_directives_declarations_and_initialisers():
 
 def test_unsupported_instruction_names_instruction_kernel_and_line():
     text = (HEADER + ".visible .entry bad()\n{\n  .reg .b32 %r<2>;\n"
-            "  dp4a.u32.u32 %r1, %r1, %r1, %r1;\n  ret;\n}\n")
+            "  fns.b32 %r1, %r1, %r1, %r1;\n  ret;\n}\n")
     with pytest.raises(InputError) as e:
         load_ptx(text, device=Device()).launch("bad", 1, 32, [])
     msg = str(e.value)
-    assert "dp4a.u32.u32" in msg and "kernel bad" in msg and ":7" in msg
+    assert "fns.b32" in msg and "kernel bad" in msg and ":7" in msg
 
 
 def test_unparseable_or_unsupported_forms_fail_only_the_kernels_that_use_them():

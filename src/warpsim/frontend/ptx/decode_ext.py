@@ -201,3 +201,66 @@ DISPATCH = {"bmsk": b_bmsk, "shf": b_shf, "addc": b_carry, "subc": b_carry, "mad
 for _n in _VOPS:
     DISPATCH[_n + "4"] = b_simd_video
     DISPATCH[_n + "2"] = b_simd_video
+
+
+def b_dp(fi: FlatInst, c):
+    """dp4a / dp2a.{lo,hi}: c + the dot product of byte (dp4a) or half-word x byte (dp2a) lanes."""
+    ts = type_of(fi.mods)
+    if len(ts) != 2:
+        raise DecodeError(f"{fi.opcode}: needs .atype.btype")
+    at, bt = ts
+    ra, rb = c.get(fi.ops[1], "u32"), c.get(fi.ops[2], "u32")
+    rc = c.get(fi.ops[3], "s32" if "s32" in ts else "u32")
+    four = fi.base == "dp4a"
+    hi = "hi" in fi.mods
+
+    def parts(v, width, n, signed, first=0):
+        v = np.asarray(v).astype(np.int64) & 0xFFFFFFFF
+        out = []
+        for i in range(first, first + n):
+            x = (v >> (width * i)) & ((1 << width) - 1)
+            out.append(np.where(x >= 1 << (width - 1), x - (1 << width), x) if signed else x)
+        return out
+
+    def f(b):
+        if four:
+            xa, xb = parts(ra(b), 8, 4, is_signed(at)), parts(rb(b), 8, 4, is_signed(bt))
+        else:
+            xa, xb = parts(ra(b), 16, 2, is_signed(at)), parts(rb(b), 8, 2, is_signed(bt), 2 if hi else 0)
+        acc = np.asarray(rc(b)).astype(np.int64) + sum(x * y for x, y in zip(xa, xb, strict=True))
+        return (acc & 0xFFFFFFFF).astype(np.uint32)
+    return _op(_put1(fi.ops[0], f), unit=Unit.INT, lat=LatClass.PTX_INT_MAD)
+
+
+def b_cluster_trivial(fi: FlatInst, c):
+    """Clusters of one CTA: mapa returns its address unchanged, getctarank 0; elect.sync picks the
+    lowest active lane of the member mask; setmaxnreg is a hint."""
+    base = fi.base
+    if base == "setmaxnreg":
+        return _op(lambda b, m: None, kind=InstKind.NOP)
+    if base == "mapa":
+        t = type_of(fi.mods)[-1]
+        ra = c.get(fi.ops[1], t)
+        return _op(_put1(fi.ops[0], ra))
+    if base == "getctarank":
+        return _op(_put1(fi.ops[0], lambda b: np.uint32(0)))
+    dref = fi.ops[0]
+    dsts = [writer(e) for e in dref.elems] if dref.kind == "vec" else [writer(dref)]
+    rm = c.get(fi.ops[1], "u32")
+
+    def fn(b, m):
+        act = (b.valid if m is None else m).reshape(-1, 32)
+        mk = np.broadcast_to(np.asarray(rm(b)).astype(np.uint64), (b.T,)).reshape(-1, 32)
+        lane_bit = np.uint64(1) << np.arange(32, dtype=np.uint64)
+        part = act & ((mk & lane_bit) != 0)
+        leader = np.where(part.any(axis=1), part.argmax(axis=1), 0)
+        if dsts[0] is not None:
+            b.put(dsts[0], np.repeat(leader.astype(np.uint32), 32), m)
+        if len(dsts) > 1 and dsts[1] is not None:
+            is_leader = (np.arange(32)[None, :] == leader[:, None]) & part
+            b.put(dsts[1], is_leader.reshape(-1), m)
+    return _op(fn)
+
+
+DISPATCH.update(dp4a=b_dp, dp2a=b_dp, mapa=b_cluster_trivial, getctarank=b_cluster_trivial,
+                elect=b_cluster_trivial, setmaxnreg=b_cluster_trivial)

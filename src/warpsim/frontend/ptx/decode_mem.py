@@ -181,6 +181,15 @@ def b_st(fi: FlatInst, c: Ctx) -> Op:
 
 def _atom_new(op, t, old, bv, cv):
     dt = NP[t]
+    if t in ("f16x2", "bf16x2", "bf16"):
+        if op not in ("add", "min", "max", "exch"):
+            raise DecodeError(f"atomic .{op} on .{t}")
+        if op == "exch":
+            return np.broadcast_to(np.asarray(bv, dtype=dt), np.shape(old))
+        from warpsim.frontend.ptx import sem_half as H
+        kind = "bf16" if t.startswith("bf16") else "f16"
+        fn = H.packed_op if t.endswith("x2") else H.scalar_op
+        return np.asarray(fn(op, kind, [old, bv])).astype(dt)
     if op == "add":
         if t == "f32":
             return F.binop("add", "f32", old, bv, "rn", True)
@@ -228,7 +237,7 @@ def _atomic(b, space, addr, m, op, t, bf, cf):
             keep = np.ones(lanes.size, dtype=bool)
             keep[first] = False
             sel, rest = lanes[first], lanes[keep]
-            if op == "add" and t not in ("f32", "f64", "f16"):
+            if op == "add" and t not in ("f32", "f64", "f16", "f16x2", "bf16x2", "bf16"):
                 # integer add: order does not change the result, only which old value each lane sees
                 _int_add_grouped(view, idx, lanes, bv_all, old_all)
                 break
@@ -265,7 +274,7 @@ def b_atom(fi: FlatInst, c: Ctx) -> Op:
     red = fi.base == "red"
     mods = fi.mods
     t = type_of(mods)[-1]
-    if t in ("b32", "b64") or t.startswith("b"):
+    if t in ("b16", "b32", "b64"):
         tt = "u" + t[1:]
     else:
         tt = t
@@ -380,7 +389,7 @@ def b_bar(fi: FlatInst, c: Ctx) -> Op:
             else:
                 b.put(d, (per > 0)[b.cta_idx], m)
         return Op(fn, kind=InstKind.BARRIER, unit=Unit.LDST, lat=LatClass.MEM)
-    if "arrive" in mods:
+    if "arrive" in mods or "warp" in mods:     # bar.warp.sync (__syncwarp) does not wait for the CTA
         return Op(lambda b, m: None, kind=InstKind.NOP, unit=Unit.LDST, lat=LatClass.MEM)
     return Op(lambda b, m: None, kind=InstKind.BARRIER, unit=Unit.LDST, lat=LatClass.MEM)
 
