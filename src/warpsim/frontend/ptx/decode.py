@@ -443,11 +443,12 @@ def _decode_control(fi: FlatInst) -> Op | None:
 
 
 def decode_inst(fi: FlatInst, c: Ctx) -> Op:
-    from warpsim.frontend.ptx import decode_ext, decode_host, decode_mem, decode_mma, decode_tex
+    from warpsim.frontend.ptx import decode_ext, decode_host, decode_mbar, decode_mem, decode_mma, decode_tex
     op = _decode_control(fi)
     if op is None:
         b = (DISPATCH.get(fi.base) or decode_mem.DISPATCH.get(fi.base) or decode_ext.DISPATCH.get(fi.base)
              or decode_mma.DISPATCH.get(fi.base) or decode_tex.DISPATCH.get(fi.base)
+             or decode_mbar.DISPATCH.get(fi.base)
              or decode_host.DISPATCH.get(fi.opcode))
         if b is None:
             raise DecodeError(f"unsupported instruction '{fi.opcode}'")
@@ -457,7 +458,7 @@ def decode_inst(fi: FlatInst, c: Ctx) -> Op:
     if not op.dst and not op.src:
         nodst = fi.base in ("st", "red", "bar", "barrier", "membar", "fence", "bra", "call", "ret", "exit",
                             "trap", "prefetch", "cp", "nop", "stmatrix", "sust") or not fi.ops \
-            or fi.opcode.startswith("wmma.store")
+            or fi.opcode.startswith(("wmma.store", "mbarrier.init", "mbarrier.inval"))
         dst = [] if nodst else reg_ids(fi.ops[0])
         src = [r for o in (fi.ops if nodst else fi.ops[1:]) for r in reg_ids(o)]
         if fi.guard >= 0:
