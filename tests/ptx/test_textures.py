@@ -117,6 +117,19 @@ def test_tex3d_point(env):
     np.testing.assert_array_equal(dev.to_host(out), [vol[1, 2, 3], vol[0, 0, 0]])
 
 
+def test_layered_2d_linear_with_layer_clamp(env):
+    dev, m = env
+    layers = np.stack([np.full((3, 4), 10.0 * (k + 1), np.float32) for k in range(3)])
+    layers[1, 0, 1] = 50.0
+    t = dev.create_texture(dev.to_device(layers), dims=2, filter="linear", layered=True)
+    xy = np.array([[1.0, 0.5], [1.0, 0.5], [0.5, 0.5], [0.5, 0.5]], np.float32)
+    lay = np.array([1, 0, 2, 7], np.int32)                 # layer 7 clamps to the last layer
+    out = dev.alloc(4, np.float32)
+    m.launch("sample_layered", 1, 32, [t, dev.to_device(xy), dev.to_device(lay), out, 4])
+    # layer 1 at x = 1.0: halfway between texels 0 (20) and 1 (50) of row 0
+    np.testing.assert_allclose(dev.to_host(out), [35.0, 10.0, 30.0, 30.0])
+
+
 def test_surface_read_write_and_timing_record(env):
     dev, m = env
     img = np.arange(12, dtype=np.float32).reshape(3, 4)

@@ -22,3 +22,6 @@ extern "C" __global__ void surf_scale(cudaSurfaceObject_t s, int w, int h) {
 extern "C" __global__ void tex_query(cudaTextureObject_t t, int* out) {
   out[0] = tex2D<float>(t, 0.5f, 0.5f) > 0.0f;
 }
+extern "C" __global__ void sample_layered(cudaTextureObject_t t, const float* xy, const int* layer, float* out, int n) {
+  int i = threadIdx.x; if (i < n) out[i] = tex2DLayered<float>(t, xy[2 * i], xy[2 * i + 1], layer[i]);
+}

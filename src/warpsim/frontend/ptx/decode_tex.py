@@ -27,6 +27,8 @@ def _geometry(fi: FlatInst) -> int:
     for m in fi.mods:
         if m in _GEOM:
             return _GEOM[m]
+        if m in ("a1d", "a2d") and fi.base == "tex":
+            return _GEOM[m[1:]]
         if m in ("a1d", "a2d", "cube", "acube", "2dms", "a2dms"):
             raise DecodeError(f"{fi.base}.{m} (layered/cube/multisample textures) is not supported")
     raise DecodeError(f"{fi.base} without a geometry (.1d/.2d/.3d)")
@@ -44,6 +46,8 @@ def _handle_and_coords(fi: FlatInst, c, ctype: str):
                           "use texture/surface objects (cudaTextureObject_t)")
     hf = c.get(h, "u64")
     cs = crd.elems if crd.kind == "vec" else [crd]
+    if any(m in ("a1d", "a2d") for m in fi.mods):       # layered: the layer index comes first
+        return hf, [c.get(cs[0], "s32")] + [c.get(e, ctype) for e in cs[1:]]
     return hf, [c.get(e, ctype) for e in cs]
 
 
@@ -77,12 +81,18 @@ def b_tex(fi: FlatInst, c):
         d = d.elems[0]
     outs = _dsts(d)
 
+    layered = any(m in ("a1d", "a2d") for m in mods)
+
     def fn(b, m):
         obj = X.lookup(_handle(b, hf, m), surface=False)
-        if len(cf) < obj.dims:
+        if obj.layered != layered:
+            raise X.MemoryFault("layered fetch from a texture that is not layered, or the reverse")
+        lay = np.broadcast_to(np.asarray(cf[0](b)), (b.T,)) if layered else None
+        cfs = cf[1:] if layered else cf
+        if len(cfs) < obj.dims:
             raise DecodeError("fewer coordinates than the texture has dimensions")
-        coords = [np.broadcast_to(np.asarray(f(b)), (b.T,)) for f in cf[:obj.dims]]
-        v = X.fetch(b.device, obj, coords, ctype == "s32")
+        coords = [np.broadcast_to(np.asarray(f(b)), (b.T,)) for f in cfs[:obj.dims]]
+        v = X.fetch(b.device, obj, coords, ctype == "s32", lay)
         for k, o in enumerate(outs):
             if o is None:
                 continue
@@ -91,7 +101,7 @@ def b_tex(fi: FlatInst, c):
         base = [np.floor(np.asarray(x, dtype=np.float64) * (obj.size[k] if obj.normalized and ctype == "f32"
                                                               else 1)).astype(np.int64)
                 for k, x in enumerate(coords)]
-        lin = np.zeros(b.T, dtype=np.int64)
+        lin = np.clip(lay, 0, obj.size[2] - 1).astype(np.int64) if layered else np.zeros(b.T, dtype=np.int64)
         for k in reversed(range(obj.dims)):
             lin = lin * obj.size[k] + np.clip(base[k], 0, obj.size[k] - 1)
         addr = np.uint64(obj.ptr) + (lin * obj.texel_bytes).astype(np.uint64)

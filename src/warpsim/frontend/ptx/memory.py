@@ -117,10 +117,10 @@ class Device:
 
     def create_texture(self, array: DeviceArray, dims: int | None = None, filter: str = "point",
                        address: str | tuple[str, ...] = "clamp", normalized: bool = False,
-                       read_mode: str = "element", linear: bool = False) -> int:
+                       read_mode: str = "element", linear: bool = False, layered: bool = False) -> int:
         """A texture object (pass it as a .u64 kernel argument) over `array`; see textures.py."""
         from warpsim.frontend.ptx.textures import create_texture
-        return create_texture(array, dims, filter, address, normalized, read_mode, linear)
+        return create_texture(array, dims, filter, address, normalized, read_mode, linear, layered)
 
     def create_surface(self, array: DeviceArray, dims: int | None = None) -> int:
         """A surface object (suld/sust) over `array`; see textures.py."""

@@ -43,6 +43,7 @@ class TexObject:
     read_mode: str = "element"       # or 'normalized' (integer texels as floats)
     surface: bool = False
     linear: bool = False              # tex1Dfetch on plain linear memory
+    layered: bool = False             # an array of 1-D/2-D layers (size[2] = layers)
 
     @property
     def texel_bytes(self) -> int:
@@ -63,22 +64,28 @@ def lookup(handle: int, surface: bool) -> TexObject:
     return obj
 
 
-def _shape_args(array, dims: int) -> tuple[int, tuple[int, int, int], int, np.dtype]:
+def _shape_args(array, dims: int, layered: bool = False) -> tuple[int, tuple[int, int, int], int, np.dtype]:
     shape = tuple(array.shape)
-    if dims not in (1, 2, 3) or len(shape) < dims or len(shape) > dims + 1:
-        raise InputError(f"a {dims}-D texture needs an array of {dims} dimensions (+ channels), got {shape}")
-    channels = shape[dims] if len(shape) > dims else 1
+    nd = dims + (1 if layered else 0)
+    if dims not in (1, 2, 3) or layered and dims == 3 or len(shape) < nd or len(shape) > nd + 1:
+        raise InputError(f"a {dims}-D{' layered' if layered else ''} texture needs an array of {nd} "
+                         f"dimensions (+ channels), got {shape}")
+    channels = shape[nd] if len(shape) > nd else 1
     if channels not in (1, 2, 4):
         raise InputError(f"textures have 1, 2 or 4 channels, got {channels}")
-    sz = tuple(reversed(shape[:dims])) + (1,) * (3 - dims)
+    sz = tuple(reversed(shape[1:nd] if layered else shape[:dims])) + (1,) * (3 - dims)
+    if layered:
+        sz = sz[:2] + (shape[0],)
     return array.ptr, (int(sz[0]), int(sz[1]), int(sz[2])), channels, np.dtype(array.dtype)
 
 
 def create_texture(array, dims: int | None = None, filter: str = "point", address: str | tuple = "clamp",
-                   normalized: bool = False, read_mode: str = "element", linear: bool = False) -> int:
-    """A texture object over a DeviceArray of shape ([depth,] [height,] width [, channels])."""
-    dims = dims or (1 if linear else min(len(array.shape), 3))
-    ptr, size, ch, dt = _shape_args(array, dims)
+                   normalized: bool = False, read_mode: str = "element", linear: bool = False,
+                   layered: bool = False) -> int:
+    """A texture object over a DeviceArray of shape ([depth,] [height,] width [, channels]);
+    layered: ([layers,] [height,] width [, channels]) with dims = 1 or 2 spatial dimensions."""
+    dims = dims or (1 if linear else min(len(array.shape) - (1 if layered else 0), 3))
+    ptr, size, ch, dt = _shape_args(array, dims, layered)
     if filter not in _FILTERS:
         raise InputError(f"texture filter must be one of {_FILTERS}, got {filter!r}")
     modes = (address,) * 3 if isinstance(address, str) else tuple(address) + ("clamp",) * (3 - len(address))
@@ -90,7 +97,8 @@ def create_texture(array, dims: int | None = None, filter: str = "point", addres
         raise InputError("read_mode must be 'element' or 'normalized'")
     if filter == "linear" and dt.kind in "iu" and read_mode == "element":
         raise InputError("linear filtering of integer texels needs read_mode='normalized' (as in CUDA)")
-    return _register(TexObject(ptr, size, dims, dt, ch, filter, modes, normalized, read_mode, False, linear))
+    return _register(TexObject(ptr, size, dims, dt, ch, filter, modes, normalized, read_mode, False, linear,
+                               layered))
 
 
 def create_surface(array, dims: int | None = None) -> int:
@@ -133,9 +141,28 @@ def _convert(v: np.ndarray, obj: TexObject) -> np.ndarray:
     return v
 
 
-def fetch(device, obj: TexObject, coords: list[np.ndarray], integer_coords: bool) -> np.ndarray:
-    """Texel values [T, channels] (float64 for float reads, else the texel type) at the lanes' coordinates."""
+def fetch(device, obj: TexObject, coords: list[np.ndarray], integer_coords: bool,
+          layer: np.ndarray | None = None) -> np.ndarray:
+    """Texel values [T, channels] (float64 for float reads, else the texel type) at the lanes' coordinates
+    (`layer`: the layer index of a layered texture, clamped to the layers there are)."""
     tex = _texels(device, obj)
+    T = coords[0].shape[0]
+    size = obj.size
+    if obj.layered:
+        lay = np.broadcast_to(np.clip(np.asarray(layer if layer is not None else 0).astype(np.int64), 0,
+                                      size[2] - 1), (T,))
+        out = None
+        for one in np.unique(lay):
+            sel = lay == one
+            v = _fetch(tex[one:one + 1], obj, [np.asarray(c)[sel] for c in coords], integer_coords)
+            if out is None:
+                out = np.zeros((T, v.shape[1]), dtype=v.dtype)
+            out[sel] = v
+        return out
+    return _fetch(tex, obj, coords, integer_coords)
+
+
+def _fetch(tex, obj: TexObject, coords: list[np.ndarray], integer_coords: bool) -> np.ndarray:
     T = coords[0].shape[0]
     size = obj.size
     if integer_coords or obj.linear:
