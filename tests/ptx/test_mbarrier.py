@@ -58,3 +58,14 @@ def test_arrivals_in_one_step_complete_the_phase():
     text = SPIN.replace("  @%p1 bra ZERO;\n  mbarrier.arrive.shared.b64 %rd2, [%r1];\n  bra.uni DONE;\n", "")
     dev = Device()
     load_ptx(text, device=dev).launch("k", 1, 2, [dev.alloc(1, np.uint32)])    # both arrive, then wait
+
+
+def test_sm90_bulk_copy_with_mbarrier_transaction_and_qualifiers():
+    """kernels/bulk.cu: cp.async.bulk global->shared completing an mbarrier, try_wait.parity, and the
+    bulk copy back; its `shared::cluster` / `mbarrier::complete_tx::bytes` qualifiers must parse."""
+    dev = Device()
+    m = load_ptx(Path(__file__).parent / "kernels" / "bulk.ptx", device=dev)
+    x = np.arange(128, dtype=np.float32)
+    d = dev.to_device(x)
+    m.launch("bulk_roundtrip", 2, 64, [d])
+    np.testing.assert_array_equal(dev.to_host(d), 2 * x)

@@ -311,9 +311,10 @@ def b_cp(fi: FlatInst, c: Ctx) -> Op:
     mods = fi.mods
     if "async" not in mods:
         raise DecodeError(f"unsupported instruction '{fi.opcode}'")
-    if any(m in mods for m in ("commit_group", "wait_group", "wait_all")) or "bulk" in mods:
-        if "bulk" in mods:
-            raise DecodeError("cp.async.bulk is not supported")
+    if "bulk" in mods:
+        from warpsim.frontend.ptx.decode_bulk import b_cp_bulk
+        return b_cp_bulk(fi, c)
+    if any(m in mods for m in ("commit_group", "wait_group", "wait_all")):
         return Op(lambda b, m: None, kind=InstKind.MEMBAR if "commit_group" not in mods else InstKind.NOP,
                   unit=Unit.LDST, lat=LatClass.MEM)
     dref, sref, size = fi.ops[0], fi.ops[1], fi.ops[2]

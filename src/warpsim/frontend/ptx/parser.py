@@ -344,7 +344,7 @@ def _parse_body(body: str, offset: int, sc: _Scanner, mod: Module) -> list[State
             j = m.end()
             while j < n and t[j] in " \t":
                 j += 1
-            if j < n and t[j] == ":":
+            if j < n and t[j] == ":" and t[j + 1:j + 2] != ":":    # 'x::y' is an sm_90 qualifier
                 out.append(Label(m.group(0), sc.line(pos)))
                 i = j + 1
                 continue
