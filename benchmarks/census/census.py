@@ -51,8 +51,10 @@ def reason_of(msg: str) -> str:
     return msg.split("\n")[0].split(": ", 2)[-1][:70]
 
 
-def compile_one(cu: Path, cache: Path, arch: str, includes: list[str]) -> tuple[Path | None, str]:
-    key = hashlib.sha1(f"{cu.resolve()}|{arch}|{includes}".encode()).hexdigest()[:16]
+def compile_one(cu: Path, cache: Path, arch: str, includes: list[str], defines: list[str] = ()
+                ) -> tuple[Path | None, str]:
+    key = hashlib.sha1(f"{cu.resolve()}|{arch}|{includes}{'|' + str(defines) if defines else ''}".encode()
+                       ).hexdigest()[:16]
     out = cache / f"{cu.stem}-{key}.ptx"
     err = cache / f"{cu.stem}-{key}.err"
     if out.exists():
@@ -62,7 +64,7 @@ def compile_one(cu: Path, cache: Path, arch: str, includes: list[str]) -> tuple[
     inc = (str(cu.parent), *includes)
     for rdc in (False, True):
         try:
-            compile_cu(cu, out, arch=arch, include_dirs=inc, rdc=rdc, extra=("-w",))
+            compile_cu(cu, out, arch=arch, include_dirs=inc, defines=tuple(defines), rdc=rdc, extra=("-w",))
             return out, ""
         except InputError as e:
             msg = str(e)
@@ -98,8 +100,8 @@ def analyse(ptx: Path) -> dict:
 
 
 def _job(args) -> dict:
-    cu, cache, arch, includes, root = args
-    ptx, err = compile_one(Path(cu), Path(cache), arch, includes)
+    cu, cache, arch, includes, defines, root = args
+    ptx, err = compile_one(Path(cu), Path(cache), arch, includes, defines)
     rec = {"file": str(Path(cu).relative_to(root))}
     if ptx is None:
         rec.update(status="compile failed", reasons=[err.split("\n")[1][:100] if "\n" in err else err[:100]])
@@ -112,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+", type=Path)
     ap.add_argument("-I", dest="includes", action="append", default=[])
+    ap.add_argument("-D", dest="defines", action="append", default=[],
+                    help="macro for nvcc, e.g. cudaThreadSynchronize=cudaDeviceSynchronize for old code")
     ap.add_argument("--arch", default="sm_80")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/warpsim-census"))
     ap.add_argument("--out", type=Path, default=None)
@@ -121,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = []
     for d in args.dirs:
         for cu in sorted(d.rglob("*.cu")):
-            jobs.append((str(cu), str(args.cache), args.arch, args.includes, str(d.parent)))
+            jobs.append((str(cu), str(args.cache), args.arch, args.includes, args.defines, str(d.parent)))
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as ex:
             recs = list(ex.map(_job, jobs))

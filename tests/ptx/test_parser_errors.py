@@ -131,3 +131,24 @@ def test_register_estimate_and_kernel_info(kdir):
     k = mod.kernel("sgemm")
     assert 16 <= k.nregs_estimate <= 64
     assert k.prog.shared_static == 2 * 16 * 16 * 4
+
+
+def test_address_initialiser_fails_only_the_kernel_that_uses_the_variable():
+    text = HEADER + """
+.func (.param .b32 r) f(.param .b32 x) { ret; }
+.global .align 8 .u64 table[1] = {f};
+.visible .entry uses(.param .u64 out)
+{
+  .reg .b64 %rd<3>;
+  mov.u64 %rd1, table;
+  ret;
+}
+.visible .entry other(.param .u64 out)
+{
+  ret;
+}
+"""
+    mod = load_ptx(text, device=Device())
+    mod.launch("other", 1, 32, [0])
+    with pytest.raises(InputError, match=r"kernel uses: variable table: unsupported initialiser 'f'"):
+        mod.kernel("uses")

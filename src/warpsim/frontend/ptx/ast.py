@@ -57,6 +57,7 @@ class VarDecl:
     vec: int = 1
     extern: bool = False
     line: int = 0
+    init_error: str | None = None     # an initialiser we cannot evaluate (reported to kernels using it)
 
 
 @dataclass

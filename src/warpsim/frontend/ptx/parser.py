@@ -227,6 +227,7 @@ def parse_operand(s: str, sc: _Scanner, pos: int) -> Operand:
 def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
     """`.reg .b32 %r<5>`, `.shared .align 4 .b8 x[64]`, `.global .u32 g = 3` ... as VarDecls."""
     init = None
+    init_error = None
     if "=" in text:
         text, init_s = text.split("=", 1)
         init_s = init_s.strip()
@@ -237,7 +238,10 @@ def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
         for it in items:
             op = parse_number(it)
             if op is None:
-                raise sc.error("unsupported initialiser (only numeric constants)", pos, it)
+                # e.g. a table of function or variable addresses: the declaration stays, and a kernel
+                # that uses the variable fails (program.py) instead of the whole module
+                init_error = f"unsupported initialiser {it.strip()!r} (only numeric constants)"
+                break
             if op.kind == "fimm":
                 init.append(("f", op.value, op.bits))
             else:
@@ -285,8 +289,8 @@ def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
             count = 1
             for d in dims:
                 count *= int(d) if d else 0
-        out.append(VarDecl(space, nm, typ, count=count, align=align, init=init, vec=vec, extern=extern,
-                           line=line))
+        out.append(VarDecl(space, nm, typ, count=count, align=align, init=None if init_error else init,
+                           vec=vec, extern=extern, line=line, init_error=init_error))
     return out
 
 

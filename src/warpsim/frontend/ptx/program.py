@@ -242,6 +242,9 @@ class _Linker:
         if name in self.extern_shared:
             return Ref("symaddr", value=0, name=name, space="shared")
         if name in self.global_syms:
+            bad = next((g.init_error for g in self.mod.globals if g.name == name and g.init_error), None)
+            if bad:
+                raise self.err(f"variable {name}: {bad}")
             space, addr = self.global_syms[name]
             return Ref("symaddr", value=addr, space=space)
         if name in self.kparams:
