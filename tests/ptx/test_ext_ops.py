@@ -98,14 +98,14 @@ def test_bf16x2_fma_and_f16_ftz_min():
     assert hex(got[0]) == hex(0x3C00BC00)                    # NaN ignored -> 1.0; min(-1, 1) = -1
 
 
-def test_envreg_reads_zero():
+def test_other_envregs_read_zero():
     text = """.version 8.0
 .target sm_80
 .address_size 64
 .visible .entry k(.param .u64 out)
 {
   .reg .b32 %r<3>; .reg .b64 %rd<2>;
-  mov.u32 %r1, %envreg2;
+  mov.u32 %r1, %envreg3;
   add.u32 %r1, %r1, 5;
   ld.param.u64 %rd1, [out];
   st.global.u32 [%rd1], %r1;

@@ -12,7 +12,7 @@ import numpy as np
 
 from warpsim.errors import InputError
 from warpsim.frontend.ptx.kernel import Kernel
-from warpsim.frontend.ptx.machine import Batch, run_batch
+from warpsim.frontend.ptx.machine import Batch, run_batch, uses_grid_sync
 from warpsim.frontend.ptx.memory import LOCAL_BASE, SHMEM_BASE, Device, DeviceArray
 from warpsim.frontend.ptx.parser import parse
 from warpsim.frontend.ptx.program import link, place_globals
@@ -185,6 +185,9 @@ class Module:
         bt = batch_threads or int(os.environ.get("WARPSIM_PTX_BATCH_THREADS", DEFAULT_BATCH_THREADS))
         tpc = -(-nthreads // 32) * 32
         per = max(1, bt // tpc)
+        grid_sync = uses_grid_sync(k.prog)       # cooperative-groups grid sync: all CTAs in one batch
+        if grid_sync:
+            per = g[0] * g[1] * g[2]
         self._launches += 1
         if mode == "timing":
             snap = self.device.snapshot()
@@ -197,7 +200,7 @@ class Module:
                 kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc)
             else:
                 self._run(k, g, b, kp, shared_bytes, per, None)
-            src = PtxKernelSource(info, k, kp, shared_bytes, snap, max(1, min(per, 8)))
+            src = PtxKernelSource(info, k, kp, shared_bytes, snap, per if grid_sync else max(1, min(per, 8)))
             if profile:
                 src.profile = kprof
             self.device.commands.append(src)
