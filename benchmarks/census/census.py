@@ -51,8 +51,8 @@ def reason_of(msg: str) -> str:
     return msg.split("\n")[0].split(": ", 2)[-1][:70]
 
 
-def compile_one(cu: Path, cache: Path, arch: str, includes: list[str], defines: list[str] = ()
-                ) -> tuple[Path | None, str]:
+def compile_one(cu: Path, cache: Path, arch: str, includes: list[str], defines: list[str] = (),
+                cached_only: bool = False) -> tuple[Path | None, str]:
     key = hashlib.sha1(f"{cu.resolve()}|{arch}|{includes}{'|' + str(defines) if defines else ''}".encode()
                        ).hexdigest()[:16]
     out = cache / f"{cu.stem}-{key}.ptx"
@@ -61,6 +61,8 @@ def compile_one(cu: Path, cache: Path, arch: str, includes: list[str], defines: 
         return out, ""
     if err.exists():
         return None, err.read_text()
+    if cached_only:
+        return None, "not compiled (cached-only run)"
     inc = (str(cu.parent), *includes)
     for rdc in (False, True):
         try:
@@ -100,9 +102,12 @@ def analyse(ptx: Path) -> dict:
 
 
 def _job(args) -> dict:
-    cu, cache, arch, includes, defines, root = args
-    ptx, err = compile_one(Path(cu), Path(cache), arch, includes, defines)
+    cu, cache, arch, includes, defines, root, cached_only = args
+    ptx, err = compile_one(Path(cu), Path(cache), arch, includes, defines, cached_only)
     rec = {"file": str(Path(cu).relative_to(root))}
+    if ptx is None and err.startswith("not compiled"):
+        rec.update(status="skipped", reasons=[])
+        return rec
     if ptx is None:
         rec.update(status="compile failed", reasons=[err.split("\n")[1][:100] if "\n" in err else err[:100]])
         return rec
@@ -120,19 +125,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/warpsim-census"))
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--cached-only", action="store_true",
+                    help="analyse only files already compiled into --cache (re-run analysis after changes)")
     args = ap.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     jobs = []
     for d in args.dirs:
         for cu in sorted(d.rglob("*.cu")):
-            jobs.append((str(cu), str(args.cache), args.arch, args.includes, args.defines, str(d.parent)))
+            jobs.append((str(cu), str(args.cache), args.arch, args.includes, args.defines, str(d.parent),
+                         args.cached_only))
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as ex:
             recs = list(ex.map(_job, jobs))
     else:
         recs = [_job(j) for j in jobs]
     status = Counter(r["status"] for r in recs)
-    compiled = [r for r in recs if r["status"] not in ("compile failed", "no kernels")]
+    compiled = [r for r in recs if r["status"] not in ("compile failed", "no kernels", "skipped")]
     ok = sum(r["status"] == "ok" for r in compiled)
     reasons = Counter(x for r in compiled if r["status"] != "ok" for x in r["reasons"])
     summary = {"files": len(recs), "status": dict(status), "compiled_with_kernels": len(compiled),

@@ -152,3 +152,26 @@ def test_address_initialiser_fails_only_the_kernel_that_uses_the_variable():
     mod.launch("other", 1, 32, [0])
     with pytest.raises(InputError, match=r"kernel uses: variable table: unsupported initialiser 'f'"):
         mod.kernel("uses")
+
+
+def test_address_of_a_kernel_parameter_read_through_a_register():
+    """CUB/Thrust take a struct parameter's address (`mov.b64 %rd, param`) and ld.param through it."""
+    text = HEADER + """
+.visible .entry k(.param .align 8 .b8 s[16], .param .u64 out)
+{
+  .reg .b64 %rd<4>; .reg .b32 %r<3>;
+  mov.b64 %rd1, s;
+  ld.param.u32 %r1, [%rd1+4];
+  ld.param.u64 %rd3, [%rd1+8];
+  cvt.u32.u64 %r2, %rd3;
+  add.u32 %r1, %r1, %r2;
+  ld.param.u64 %rd2, [out];
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+"""
+    dev = Device()
+    out = dev.alloc(1, np.uint32)
+    s = np.array([7, 40], np.uint32).tobytes() + np.array([2], np.uint64).tobytes()
+    load_ptx(text, device=dev).launch("k", 1, 32, [s, out])
+    assert dev.to_host(out)[0] == 42

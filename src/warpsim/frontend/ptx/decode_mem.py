@@ -8,7 +8,7 @@ from warpsim.frontend.ptx import sem_float as F
 from warpsim.frontend.ptx.decode import Ctx, Op, _put1
 from warpsim.frontend.ptx.machine import MemoryFault
 from warpsim.frontend.ptx.memory import LOCAL_BASE, LOCAL_WINDOW, SHMEM_BASE, SHMEM_WINDOW
-from warpsim.frontend.ptx.operands import DecodeError, type_of, writer
+from warpsim.frontend.ptx.operands import KPARAM_TAG, DecodeError, type_of, writer
 from warpsim.frontend.ptx.program import FlatInst
 from warpsim.frontend.ptx.types import NP, UINT, is_signed, nbytes
 from warpsim.ir.kinds import FLAG_BYPASS_L1, InstKind, LatClass, MemSpace, Unit
@@ -119,10 +119,38 @@ def b_ld(fi: FlatInst, c: Ctx) -> Op:
         load(b, sp, addr, m)
         return sp, _ir_addr(sp, addr, m, b.T)
     if is_param:
+        if a.kind == "addr" and a.rid >= 0:
+            return Op(_param_reg_load(af, fn, outs, dt, esz))
         return Op(lambda b, m: (fn(b, m), None)[1])
     flags = FLAG_BYPASS_L1 if ("volatile" in fi.mods or "cg" in fi.mods) else 0
     return Op(fn, kind=InstKind.LOAD, unit=Unit.LDST, lat=LatClass.MEM, space=sp, width=nbt, mem="ld",
               flags=flags)
+
+
+def _param_reg_load(af, local_load, outs, dt, esz):
+    """ld.param through a register: a kernel parameter's address (KPARAM_TAG + offset, from
+    `mov %rd, param`) reads the launch's parameter buffer; any other is a call frame in local memory."""
+    def fn(b, m):
+        act = b.valid if m is None else m
+        addr = np.broadcast_to(np.asarray(af(b), dtype=np.uint64), (b.T,))
+        kp = addr >= np.uint64(KPARAM_TAG)
+        if (act & ~kp).any():
+            local_load(b, act & ~kp if m is not None or kp.any() else m)
+        sel = act & kp
+        if not sel.any():
+            return None
+        off = (addr[sel] - np.uint64(KPARAM_TAG)).astype(np.int64)
+        if (off < 0).any() or (off + esz * len(outs) > b.kparams.size - 16).any():
+            raise MemoryFault("ld.param beyond the kernel parameters")
+        for k, o in enumerate(outs):
+            if o is None:
+                continue
+            raw = np.stack([b.kparams[off + k * esz + j] for j in range(esz)], axis=1)
+            vals = np.zeros(b.T, dtype=dt)
+            vals[sel] = np.ascontiguousarray(raw).view(dt).reshape(-1)
+            b.put(o, vals, sel)
+        return None
+    return fn
 
 
 def _generic_record(parts, T):
