@@ -154,3 +154,27 @@ def test_bad_texture_arguments(env):
         dev.create_texture(a, address="wrap")
     with pytest.raises(InputError, match="filter"):
         dev.create_texture(a, filter="cubic")
+
+
+def test_tex_level_on_a_texture_without_mipmaps_reads_the_base_level():
+    text = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 t, .param .u64 out)
+{
+  .reg .b64 %rd<3>; .reg .f32 %f<6>;
+  ld.param.u64 %rd1, [t];
+  mov.f32 %f1, 0f3FC00000;
+  mov.f32 %f2, 0f3F000000;
+  tex.level.2d.v4.f32.f32 {%f3, %f4, %f5, %f5}, [%rd1, {%f1, %f2}], 0f40000000;
+  ld.param.u64 %rd2, [out];
+  st.global.f32 [%rd2], %f3;
+  ret;
+}
+"""
+    dev = Device()
+    img = np.arange(8, dtype=np.float32).reshape(2, 4)
+    t = dev.create_texture(dev.to_device(img))
+    out = dev.alloc(1, np.float32)
+    load_ptx(text, device=dev).launch("k", 1, 1, [t, out])
+    assert dev.to_host(out)[0] == img[0, 1]          # point sample at (1.5, 0.5), level 2 ignored

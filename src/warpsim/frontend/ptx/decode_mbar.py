@@ -149,4 +149,14 @@ def _wait(fi: FlatInst, c, sp):
                mem="ld")
 
 
+def b_cp_async_arrive(fi: FlatInst, c):
+    """cp.async.mbarrier.arrive{.noinc}: copies are already complete, so the arrive happens now; without
+    .noinc the pending count is first raised by one, a net change of zero."""
+    from warpsim.frontend.ptx.program import Ref
+    if "noinc" not in fi.mods:
+        return _op(lambda b, m: None, kind=InstKind.NOP)
+    arrive_fi = FlatInst(fi.opcode, [Ref("sink"), fi.ops[0]], fi.guard, fi.guard_neg, fi.line, fi.text)
+    return _arrive(arrive_fi, c, _space(fi), drop=False)
+
+
 DISPATCH = {"mbarrier": b_mbarrier}

@@ -342,6 +342,9 @@ def b_cp(fi: FlatInst, c: Ctx) -> Op:
     if "bulk" in mods:
         from warpsim.frontend.ptx.decode_bulk import b_cp_bulk
         return b_cp_bulk(fi, c)
+    if "mbarrier" in mods:
+        from warpsim.frontend.ptx.decode_mbar import b_cp_async_arrive
+        return b_cp_async_arrive(fi, c)
     if any(m in mods for m in ("commit_group", "wait_group", "wait_all")):
         return Op(lambda b, m: None, kind=InstKind.MEMBAR if "commit_group" not in mods else InstKind.NOP,
                   unit=Unit.LDST, lat=LatClass.MEM)

@@ -66,8 +66,8 @@ def _handle(b, hf, m) -> int:
 
 def b_tex(fi: FlatInst, c):
     mods = fi.mods
-    if "level" in mods or "grad" in mods:
-        raise DecodeError(f"unsupported instruction '{fi.opcode}' (mipmapped fetch)")
+    # tex.level / tex.grad: texture objects made by Device.create_texture have no mipmap levels, so
+    # (as in CUDA for a texture without mipmaps) every level of detail reads the base level
     _geometry(fi)
     ts = type_of(mods)
     if len(ts) != 2:
