@@ -52,9 +52,27 @@ def find_nvcc() -> str | None:
     return find_tool("nvcc")
 
 
+def nvcc_command(nvcc: str, src: Path, out: Path, arch: str = "compute_75", opts: tuple[str, ...] = ("-O3",),
+                 include_dirs: tuple[str | os.PathLike, ...] = (), defines: tuple[str, ...] = (),
+                 rdc: bool = False, extra: tuple[str, ...] = ()) -> list[str]:
+    """The nvcc command line for CUDA → PTX: -I/-D/-rdc and extra options are passed through in order."""
+    cmd = [nvcc, "-ptx", f"-arch={arch}", *opts]
+    cmd += [f"-I{d}" for d in include_dirs]
+    cmd += [f"-D{d}" for d in defines]
+    if rdc:
+        cmd.append("-rdc=true")
+    cmd += list(extra)
+    return [*cmd, str(src), "-o", str(out)]
+
+
 def compile_cu(src: str | os.PathLike, out: str | os.PathLike | None = None, arch: str = "compute_75",
-               opts: tuple[str, ...] = ("-O3",)) -> Path:
-    """Compile a .cu file to PTX; returns the PTX path. Raises InputError with nvcc's message on failure."""
+               opts: tuple[str, ...] = ("-O3",), include_dirs: tuple[str | os.PathLike, ...] = (),
+               defines: tuple[str, ...] = (), rdc: bool = False, extra: tuple[str, ...] = ()) -> Path:
+    """Compile a .cu file to PTX; returns the PTX path. Raises InputError with nvcc's message on failure.
+
+    include_dirs become -I, defines (NAME or NAME=VALUE) -D, rdc adds -rdc=true (keeps device functions
+    of other translation units callable as .extern), extra options go to nvcc unchanged.
+    """
     nvcc = find_nvcc()
     if nvcc is None:
         raise InputError(INSTALL_HINT, path=str(src))
@@ -62,7 +80,7 @@ def compile_cu(src: str | os.PathLike, out: str | os.PathLike | None = None, arc
     if not src.exists():
         raise InputError("CUDA source not found", path=str(src))
     out = Path(out) if out is not None else src.with_suffix(".ptx")
-    cmd = [nvcc, "-ptx", f"-arch={arch}", *opts, str(src), "-o", str(out)]
+    cmd = nvcc_command(nvcc, src, out, arch, opts, include_dirs, defines, rdc, extra)
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise InputError(f"nvcc failed:\n{r.stderr.strip()}", path=str(src))

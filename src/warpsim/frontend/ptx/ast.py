@@ -11,7 +11,8 @@ class Operand:
 
     kind: 'reg' (name), 'imm' (int value), 'fimm' (float bit pattern in `value`, width in `bits`),
     'sym' (a variable or function name), 'addr' (base name or None, plus `offset`),
-    'vec' (`elems`), 'list' (parenthesised call arguments, `elems`), 'sink' (`_`).
+    'vec' (`elems`), 'list' (parenthesised call arguments, `elems`), 'sink' (`_`),
+    'taddr' (texture/surface operand `[handle, {coords}]`: `elems`).
     `neg` marks a `!%p` source predicate.
     """
 
@@ -32,6 +33,7 @@ class Instruction:
     guard_neg: bool = False
     line: int = 0
     text: str = ""
+    error: str | None = None      # operands that could not be parsed (reported when linked)
 
     @property
     def base(self) -> str:
@@ -55,6 +57,7 @@ class VarDecl:
     vec: int = 1
     extern: bool = False
     line: int = 0
+    init_error: str | None = None     # an initialiser we cannot evaluate (reported to kernels using it)
 
 
 @dataclass

@@ -15,6 +15,7 @@ from warpsim.errors import InputError
 from warpsim.frontend.ptx import sem_float as F
 from warpsim.frontend.ptx import sem_int as I
 from warpsim.frontend.ptx.checks import PtxCheckError, check_inst, describe
+from warpsim.frontend.ptx.decode_half import HALF_TYPES, b_half_arith, b_half_cvt, b_half_sfu
 from warpsim.frontend.ptx.machine import CTL_BRANCH, CTL_EXIT, CTL_NORMAL, CTL_TRAP
 from warpsim.frontend.ptx.operands import DecodeError, reader, reg_ids, type_of, writer
 from warpsim.frontend.ptx.program import FlatInst, Program
@@ -94,6 +95,11 @@ def _rnd(mods, default="rn"):
 def b_arith(fi: FlatInst, c: Ctx) -> Op:
     base, mods = fi.base, fi.mods
     t = _one_type(fi)
+    if t in HALF_TYPES:
+        return b_half_arith(fi, c, t)
+    if "cc" in mods:
+        from warpsim.frontend.ptx.decode_ext import b_carry
+        return b_carry(fi, c)
     d, ops = fi.ops[0], fi.ops[1:]
     if is_float(t):
         ftz, sat, rnd = "ftz" in mods, "sat" in mods, _rnd(mods)
@@ -246,7 +252,14 @@ def b_setp(fi: FlatInst, c: Ctx) -> Op:
     cmp = mods[0]
     boolop = next((m for m in mods[1:] if m in ("and", "or", "xor")), None)
     d = fi.ops[0]
-    ra, rb = c.get(fi.ops[1], t), c.get(fi.ops[2], t)
+    if t in ("f16x2", "bf16x2"):
+        raise DecodeError(f"setp.{t} is not supported")
+    if t == "bf16":
+        from warpsim.frontend.ptx.sem_half import to_f64
+        r1, r2 = c.get(fi.ops[1], "b16"), c.get(fi.ops[2], "b16")
+        ra, rb = (lambda b: to_f64(r1(b), "bf16")), (lambda b: to_f64(r2(b), "bf16"))
+    else:
+        ra, rb = c.get(fi.ops[1], t), c.get(fi.ops[2], t)
     rc = c.get(fi.ops[3], "pred") if boolop else None
     comb = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(boolop)
     ftz = "ftz" in mods
@@ -257,7 +270,7 @@ def b_setp(fi: FlatInst, c: Ctx) -> Op:
         if ftz:
             from warpsim.frontend.ptx.fpmath import ftz as _ftz
             x, y = _ftz(x), _ftz(y)
-        r = np.asarray(I.compare(t, cmp, x, y))
+        r = np.asarray(I.compare("f64" if t == "bf16" else t, cmp, x, y))
         p, q = r, ~r
         if comb is not None:
             cc = rc(b)
@@ -319,8 +332,8 @@ def b_cvt(fi: FlatInst, c: Ctx) -> Op:
     if len(ts) != 2:
         raise DecodeError("cvt needs a destination and a source type")
     dt, st = ts
-    if "bf16" in ts or "tf32" in ts or "f16x2" in ts or "bf16x2" in ts:
-        raise DecodeError(f"cvt between .{dt} and .{st} is not supported")
+    if "bf16" in ts or "tf32" in ts or "f16x2" in ts or "bf16x2" in ts or "relu" in mods:
+        return b_half_cvt(fi, c)
     rnd = next((m for m in mods if m in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi")), None)
     ftz, sat = "ftz" in mods, "sat" in mods
     ra = c.get(fi.ops[1], st)
@@ -337,6 +350,8 @@ def b_cvt(fi: FlatInst, c: Ctx) -> Op:
 def b_sfu(fi: FlatInst, c: Ctx) -> Op:
     base, mods = fi.base, fi.mods
     t = _one_type(fi)
+    if t in HALF_TYPES:
+        return b_half_sfu(fi, c, t)
     ra = c.get(fi.ops[1], t)
     ftz = "ftz" in mods
     rnd = "approx" if "approx" in mods else _rnd(mods)
@@ -429,10 +444,13 @@ def _decode_control(fi: FlatInst) -> Op | None:
 
 
 def decode_inst(fi: FlatInst, c: Ctx) -> Op:
-    from warpsim.frontend.ptx import decode_mem
+    from warpsim.frontend.ptx import decode_ext, decode_host, decode_mbar, decode_mem, decode_mma, decode_tex
     op = _decode_control(fi)
     if op is None:
-        b = DISPATCH.get(fi.base) or decode_mem.DISPATCH.get(fi.base)
+        b = (DISPATCH.get(fi.base) or decode_mem.DISPATCH.get(fi.base) or decode_ext.DISPATCH.get(fi.base)
+             or decode_mma.DISPATCH.get(fi.base) or decode_tex.DISPATCH.get(fi.base)
+             or decode_mbar.DISPATCH.get(fi.base)
+             or decode_host.DISPATCH.get(fi.opcode))
         if b is None:
             raise DecodeError(f"unsupported instruction '{fi.opcode}'")
         op = b(fi, c)
@@ -440,7 +458,8 @@ def decode_inst(fi: FlatInst, c: Ctx) -> Op:
     op.guard_neg = fi.guard_neg
     if not op.dst and not op.src:
         nodst = fi.base in ("st", "red", "bar", "barrier", "membar", "fence", "bra", "call", "ret", "exit",
-                            "trap", "prefetch", "cp", "nop") or not fi.ops
+                            "trap", "prefetch", "cp", "nop", "stmatrix", "sust") or not fi.ops \
+            or fi.opcode.startswith(("wmma.store", "mbarrier.init", "mbarrier.inval"))
         dst = [] if nodst else reg_ids(fi.ops[0])
         src = [r for o in (fi.ops if nodst else fi.ops[1:]) for r in reg_ids(o)]
         if fi.guard >= 0:

@@ -8,7 +8,7 @@ from warpsim.frontend.ptx import sem_float as F
 from warpsim.frontend.ptx.decode import Ctx, Op, _put1
 from warpsim.frontend.ptx.machine import MemoryFault
 from warpsim.frontend.ptx.memory import LOCAL_BASE, LOCAL_WINDOW, SHMEM_BASE, SHMEM_WINDOW
-from warpsim.frontend.ptx.operands import DecodeError, type_of, writer
+from warpsim.frontend.ptx.operands import KPARAM_TAG, DecodeError, type_of, writer
 from warpsim.frontend.ptx.program import FlatInst
 from warpsim.frontend.ptx.types import NP, UINT, is_signed, nbytes
 from warpsim.ir.kinds import FLAG_BYPASS_L1, InstKind, LatClass, MemSpace, Unit
@@ -35,7 +35,9 @@ def _addr_fn(ref, c: Ctx):
     if ref.rid >= 0:
         rid = ref.rid
         if nbytes(c.rt[rid]) == 4:
-            return lambda b: b.R[rid].astype(np.uint64) + off
+            # a 32-bit address register plus an offset wraps at 32 bits, as the 32-bit add in SASS does
+            off32 = np.uint32(ref.value & 0xFFFFFFFF)
+            return lambda b: (b.R[rid] + off32).astype(np.uint64)
         return lambda b: b.R[rid] + off
     return lambda b: off
 
@@ -117,10 +119,38 @@ def b_ld(fi: FlatInst, c: Ctx) -> Op:
         load(b, sp, addr, m)
         return sp, _ir_addr(sp, addr, m, b.T)
     if is_param:
+        if a.kind == "addr" and a.rid >= 0:
+            return Op(_param_reg_load(af, fn, outs, dt, esz))
         return Op(lambda b, m: (fn(b, m), None)[1])
     flags = FLAG_BYPASS_L1 if ("volatile" in fi.mods or "cg" in fi.mods) else 0
     return Op(fn, kind=InstKind.LOAD, unit=Unit.LDST, lat=LatClass.MEM, space=sp, width=nbt, mem="ld",
               flags=flags)
+
+
+def _param_reg_load(af, local_load, outs, dt, esz):
+    """ld.param through a register: a kernel parameter's address (KPARAM_TAG + offset, from
+    `mov %rd, param`) reads the launch's parameter buffer; any other is a call frame in local memory."""
+    def fn(b, m):
+        act = b.valid if m is None else m
+        addr = np.broadcast_to(np.asarray(af(b), dtype=np.uint64), (b.T,))
+        kp = addr >= np.uint64(KPARAM_TAG)
+        if (act & ~kp).any():
+            local_load(b, act & ~kp if m is not None or kp.any() else m)
+        sel = act & kp
+        if not sel.any():
+            return None
+        off = (addr[sel] - np.uint64(KPARAM_TAG)).astype(np.int64)
+        if (off < 0).any() or (off + esz * len(outs) > b.kparams.size - 16).any():
+            raise MemoryFault("ld.param beyond the kernel parameters")
+        for k, o in enumerate(outs):
+            if o is None:
+                continue
+            raw = np.stack([b.kparams[off + k * esz + j] for j in range(esz)], axis=1)
+            vals = np.zeros(b.T, dtype=dt)
+            vals[sel] = np.ascontiguousarray(raw).view(dt).reshape(-1)
+            b.put(o, vals, sel)
+        return None
+    return fn
 
 
 def _generic_record(parts, T):
@@ -179,6 +209,15 @@ def b_st(fi: FlatInst, c: Ctx) -> Op:
 
 def _atom_new(op, t, old, bv, cv):
     dt = NP[t]
+    if t in ("f16x2", "bf16x2", "bf16"):
+        if op not in ("add", "min", "max", "exch"):
+            raise DecodeError(f"atomic .{op} on .{t}")
+        if op == "exch":
+            return np.broadcast_to(np.asarray(bv, dtype=dt), np.shape(old))
+        from warpsim.frontend.ptx import sem_half as H
+        kind = "bf16" if t.startswith("bf16") else "f16"
+        fn = H.packed_op if t.endswith("x2") else H.scalar_op
+        return np.asarray(fn(op, kind, [old, bv])).astype(dt)
     if op == "add":
         if t == "f32":
             return F.binop("add", "f32", old, bv, "rn", True)
@@ -226,7 +265,7 @@ def _atomic(b, space, addr, m, op, t, bf, cf):
             keep = np.ones(lanes.size, dtype=bool)
             keep[first] = False
             sel, rest = lanes[first], lanes[keep]
-            if op == "add" and t not in ("f32", "f64", "f16"):
+            if op == "add" and t not in ("f32", "f64", "f16", "f16x2", "bf16x2", "bf16"):
                 # integer add: order does not change the result, only which old value each lane sees
                 _int_add_grouped(view, idx, lanes, bv_all, old_all)
                 break
@@ -263,7 +302,7 @@ def b_atom(fi: FlatInst, c: Ctx) -> Op:
     red = fi.base == "red"
     mods = fi.mods
     t = type_of(mods)[-1]
-    if t in ("b32", "b64") or t.startswith("b"):
+    if t in ("b16", "b32", "b64"):
         tt = "u" + t[1:]
     else:
         tt = t
@@ -300,9 +339,13 @@ def b_cp(fi: FlatInst, c: Ctx) -> Op:
     mods = fi.mods
     if "async" not in mods:
         raise DecodeError(f"unsupported instruction '{fi.opcode}'")
-    if any(m in mods for m in ("commit_group", "wait_group", "wait_all")) or "bulk" in mods:
-        if "bulk" in mods:
-            raise DecodeError("cp.async.bulk is not supported")
+    if "bulk" in mods:
+        from warpsim.frontend.ptx.decode_bulk import b_cp_bulk
+        return b_cp_bulk(fi, c)
+    if "mbarrier" in mods:
+        from warpsim.frontend.ptx.decode_mbar import b_cp_async_arrive
+        return b_cp_async_arrive(fi, c)
+    if any(m in mods for m in ("commit_group", "wait_group", "wait_all")):
         return Op(lambda b, m: None, kind=InstKind.MEMBAR if "commit_group" not in mods else InstKind.NOP,
                   unit=Unit.LDST, lat=LatClass.MEM)
     dref, sref, size = fi.ops[0], fi.ops[1], fi.ops[2]
@@ -378,7 +421,7 @@ def b_bar(fi: FlatInst, c: Ctx) -> Op:
             else:
                 b.put(d, (per > 0)[b.cta_idx], m)
         return Op(fn, kind=InstKind.BARRIER, unit=Unit.LDST, lat=LatClass.MEM)
-    if "arrive" in mods:
+    if "arrive" in mods or "warp" in mods:     # bar.warp.sync (__syncwarp) does not wait for the CTA
         return Op(lambda b, m: None, kind=InstKind.NOP, unit=Unit.LDST, lat=LatClass.MEM)
     return Op(lambda b, m: None, kind=InstKind.BARRIER, unit=Unit.LDST, lat=LatClass.MEM)
 
@@ -401,6 +444,7 @@ def b_shfl(fi: FlatInst, c: Ctx) -> Op:
     ra = c.get(fi.ops[1], "b32")
     rb = c.get(fi.ops[2], "u32")
     rc = c.get(fi.ops[3], "u32")
+    rmask = c.get(fi.ops[4], "u32") if len(fi.ops) > 4 else None
 
     def fn(b, m):
         lane = b.sreg("%laneid").astype(np.int64)
@@ -425,7 +469,13 @@ def b_shfl(fi: FlatInst, c: Ctx) -> Op:
         j = np.where(ok, j, lane)
         src = np.arange(b.T, dtype=np.int64) - lane + j
         a = np.broadcast_to(np.asarray(ra(b), dtype=np.uint32), (b.T,))
-        b.put(dsts[0], a[src], m)
+        val = a[src]
+        if rmask is not None:
+            # a source lane outside the member mask reads as 0 (what hardware returns in practice;
+            # CUDA samples' reduce7 relies on it)
+            mk = np.broadcast_to(np.asarray(rmask(b)).astype(np.int64), (b.T,))
+            val = np.where((mk >> j) & 1 != 0, val, np.uint32(0))
+        b.put(dsts[0], val, m)
         if len(dsts) > 1 and dsts[1] is not None:
             b.put(dsts[1], np.broadcast_to(ok, (b.T,)), m)
     return Op(fn, unit=Unit.INT, lat=LatClass.PTX_INT_ADD)

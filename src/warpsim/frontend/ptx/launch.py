@@ -16,7 +16,7 @@ from warpsim.frontend.ptx.compiled.batch import CompiledKernel, profile_counts
 from warpsim.frontend.ptx.compiled.batch import cta_traces as compiled_traces
 from warpsim.frontend.ptx.compiled.batch import run_batch as run_compiled
 from warpsim.frontend.ptx.kernel import Kernel
-from warpsim.frontend.ptx.machine import Batch, run_batch
+from warpsim.frontend.ptx.machine import Batch, run_batch, uses_grid_sync
 from warpsim.frontend.ptx.memory import LOCAL_BASE, SHMEM_BASE, Device, DeviceArray
 from warpsim.frontend.ptx.parser import parse
 from warpsim.frontend.ptx.program import link, place_globals
@@ -61,6 +61,7 @@ class LaunchResult:
     block: tuple[int, int, int]
     thread_instructions: int
     seconds: float
+    printf: list[str] = field(default_factory=list)     # device printf output of this launch
 
     @property
     def thread_instructions_per_second(self) -> float:
@@ -248,6 +249,9 @@ class Module:
         bt = batch_threads or int(os.environ.get("WARPSIM_PTX_BATCH_THREADS", DEFAULT_BATCH_THREADS))
         tpc = -(-nthreads // 32) * 32
         per = max(1, bt // tpc)
+        grid_sync = uses_grid_sync(k.prog)       # cooperative-groups grid sync: all CTAs in one batch
+        if grid_sync:
+            per = g[0] * g[1] * g[2]
         self._launches += 1
         if mode == "timing":
             info = KernelInfo(name=k.name, kernel_id=self._launches, grid=g, block=b,
@@ -255,8 +259,8 @@ class Module:
                               nregs=nregs or k.nregs_estimate, stream=stream,
                               binary_version=self.ast.sm, shmem_base=SHMEM_BASE, local_base=LOCAL_BASE,
                               num_ir_regs=k.num_ir_regs, source_path=self.path)
-            src = PtxKernelSource(info, k, kp, shared_bytes, self.device.replay(), max(1, min(per, 8)),
-                                  self.compiled(k))
+            src = PtxKernelSource(info, k, kp, shared_bytes, self.device.replay(),
+                                  per if grid_sync else max(1, min(per, 8)), self.compiled(k))
             if profile:
                 kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc)
             else:
@@ -271,8 +275,9 @@ class Module:
         if mode != "functional":
             raise InputError(f"unknown launch mode {mode!r} (functional, timing, profile)")
         t0 = time.perf_counter()
+        first_line = len(self.device.printf_log)
         n = self._run(k, g, b, kp, shared_bytes, per, None)
-        return LaunchResult(k.name, g, b, n, time.perf_counter() - t0)
+        return LaunchResult(k.name, g, b, n, time.perf_counter() - t0, self.device.printf_log[first_line:])
 
     def _profile(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, tpc: int) -> KernelProfile:
         nwarps = g[0] * g[1] * g[2] * (tpc // 32)

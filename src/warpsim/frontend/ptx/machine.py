@@ -110,6 +110,15 @@ class Batch:
             return np.full(self.T, self._u[name], dtype=np.uint32)
         if name in ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi"):
             return np.full(self.T, self.steps * 4, dtype=np.uint64 if name.endswith("64") else np.uint32)
+        if name in ("%envreg1", "%envreg2"):
+            return self._grid_workspace(name)
+        if name.startswith("%envreg") or name in ("%cluster_ctarank", "%is_explicit_cluster") or \
+                name.startswith("%cluster_ctaid."):
+            return np.zeros(self.T, dtype=np.uint32)        # no driver environment; 1-CTA clusters
+        if name == "%cluster_nctarank" or name.startswith("%cluster_nctaid."):
+            return np.ones(self.T, dtype=np.uint32)
+        if name.startswith("%clusterid.") or name.startswith("%nclusterid."):
+            return self.sreg(name.replace("%clusterid.", "%ctaid.").replace("%nclusterid.", "%nctaid."))
         lane = self._s["%laneid"].astype(np.int64)
         masks = {"%lanemask_eq": 1 << lane, "%lanemask_lt": (1 << lane) - 1,
                  "%lanemask_le": (2 << lane) - 1, "%lanemask_gt": 0xFFFFFFFF ^ ((2 << lane) - 1),
@@ -117,6 +126,23 @@ class Batch:
         if name in masks:
             return (masks[name] & 0xFFFFFFFF).astype(np.uint32)
         raise MemoryFault(f"special register {name} is not supported")
+
+    def _grid_workspace(self, name: str) -> np.ndarray:
+        """%envreg1:%envreg2 = the address of the grid-sync workspace cooperative groups use.
+
+        Its barrier counter works from any starting value, so one zeroed block per device serves every
+        launch. Lock-step execution makes the spin-wait complete only when every CTA of the grid is in
+        this batch (the launch arranges that for kernels that read these registers).
+        """
+        ncta = self.grid[0] * self.grid[1] * self.grid[2]
+        if self.ncta != ncta:
+            raise MemoryFault(f"grid-wide synchronisation needs all {ncta} CTAs in one batch, this one has "
+                              f"{self.ncta}")
+        ws = getattr(self.device, "grid_workspace", None)
+        if ws is None:
+            ws = self.device.grid_workspace = self.device.malloc(64, 64)[0]
+        v = (ws >> 32) if name == "%envreg1" else (ws & 0xFFFFFFFF)
+        return np.full(self.T, v, dtype=np.uint32)
 
     def active_mask(self) -> np.ndarray:
         return self.valid_active if self.active is None else self.active
@@ -288,6 +314,13 @@ class Batch:
                     e.pc = pc + 1
         self.steps = steps
         self.thread_insts = thread_insts
+
+
+def uses_grid_sync(prog) -> bool:
+    """Whether a kernel reads the grid-sync workspace registers (cooperative-groups grid.sync())."""
+    def reads(r) -> bool:
+        return r.kind == "sreg" and r.name in ("%envreg1", "%envreg2") or any(reads(e) for e in r.elems)
+    return any(reads(r) for fi in prog.insts for r in fi.ops)
 
 
 def run_batch(batch: Batch) -> None:

@@ -49,11 +49,13 @@ class Device:
     """Global memory of one emulated GPU, plus the command list (copies and launches) for the timing model."""
 
     def __init__(self, capacity: int = 1 << 24) -> None:
-        # a multiple of 8 bytes, so every access width can view the heap
-        self.heap = np.zeros(-(-max(capacity, 1 << 12) // 8) * 8, dtype=np.uint8)
+        # a multiple of 16 bytes so every access width can view the heap
+        self.heap = np.zeros(max(-(-int(capacity) // 16) * 16, 1 << 12), dtype=np.uint8)
         self.top = 0
         self._views: dict = {}
         self.commands: list = []
+        self.printf_log: list[str] = []          # device printf output, in order (see decode_host)
+        self.printf_sink = "stdout"              # 'stdout', None (keep only in printf_log) or a file object
         self._replay = None
 
     def replay(self):
@@ -128,6 +130,18 @@ class Device:
             v = self.heap.view(dtype)
             self._views[dtype] = v
         return v
+
+    def create_texture(self, array: DeviceArray, dims: int | None = None, filter: str = "point",
+                       address: str | tuple[str, ...] = "clamp", normalized: bool = False,
+                       read_mode: str = "element", linear: bool = False, layered: bool = False) -> int:
+        """A texture object (pass it as a .u64 kernel argument) over `array`; see textures.py."""
+        from warpsim.frontend.ptx.textures import create_texture
+        return create_texture(array, dims, filter, address, normalized, read_mode, linear, layered)
+
+    def create_surface(self, array: DeviceArray, dims: int | None = None) -> int:
+        """A surface object (suld/sust) over `array`; see textures.py."""
+        from warpsim.frontend.ptx.textures import create_surface
+        return create_surface(array, dims)
 
     def snapshot(self) -> np.ndarray:
         return self.heap[:self.top].copy()

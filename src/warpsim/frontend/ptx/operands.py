@@ -60,10 +60,14 @@ def reader(ref: Ref, t: str, reg_types: list[str]):
     raise DecodeError(f"operand of kind {k} cannot be read as a value")
 
 
+KPARAM_TAG = 1 << 40     # param-space address of kernel parameter byte 0 (local frames sit far below)
+
+
 def sym_address(ref: Ref) -> int:
-    """Address of a symbol in its own space (shared/local offsets; global/const absolute)."""
+    """Address of a symbol in its own space (shared/local offsets; global/const absolute; kernel
+    parameters KPARAM_TAG + offset, which ld.param through a register understands)."""
     if ref.space == "kparam":
-        raise DecodeError("taking the address of a kernel parameter is not supported")
+        return KPARAM_TAG + int(ref.value)
     return int(ref.value)
 
 
@@ -79,7 +83,7 @@ def writer(ref: Ref):
 def reg_ids(ref: Ref) -> list[int]:
     if ref.kind == "reg":
         return [ref.rid]
-    if ref.kind in ("vec",):
+    if ref.kind in ("vec", "taddr"):
         return [r for e in ref.elems for r in reg_ids(e)]
     if ref.kind == "addr" and ref.rid >= 0:
         return [ref.rid]

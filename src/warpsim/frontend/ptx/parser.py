@@ -184,6 +184,9 @@ def parse_operand(s: str, sc: _Scanner, pos: int) -> Operand:
     if s[0] == "[":
         if not s.endswith("]"):
             raise sc.error("malformed address operand", pos, s)
+        parts = split_top(s[1:-1])
+        if len(parts) > 1:          # texture/surface operand: [handle, {coordinates}] or [tex, smp, {..}]
+            return Operand("taddr", elems=[parse_operand(e, sc, pos) for e in parts])
         inner = s[1:-1].replace(" ", "").replace("\t", "")
         m = re.fullmatch(r"([A-Za-z_$%][\w$%.]*)?(?:([+-])(.+))?", inner)
         if m and (m.group(1) or m.group(3)):
@@ -209,7 +212,7 @@ def parse_operand(s: str, sc: _Scanner, pos: int) -> Operand:
         op = parse_operand(s[1:], sc, pos)
         op.neg = True
         return op
-    if "|" in s and s[0] == "%":
+    if "|" in s and (s[0] == "%" or s[0].isalpha() or s[0] == "_"):
         return Operand("vec", elems=[parse_operand(e, sc, pos) for e in s.split("|")], name="|")
     num = parse_number(s)
     if num is not None:
@@ -231,6 +234,7 @@ def parse_operand(s: str, sc: _Scanner, pos: int) -> Operand:
 def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
     """`.reg .b32 %r<5>`, `.shared .align 4 .b8 x[64]`, `.global .u32 g = 3` ... as VarDecls."""
     init = None
+    init_error = None
     if "=" in text:
         text, init_s = text.split("=", 1)
         init_s = init_s.strip()
@@ -241,7 +245,10 @@ def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
         for it in items:
             op = parse_number(it)
             if op is None:
-                raise sc.error("unsupported initialiser (only numeric constants)", pos, it)
+                # e.g. a table of function or variable addresses: the declaration stays, and a kernel
+                # that uses the variable fails (program.py) instead of the whole module
+                init_error = f"unsupported initialiser {it.strip()!r} (only numeric constants)"
+                break
             if op.kind == "fimm":
                 init.append(("f", op.value, op.bits))
             else:
@@ -271,7 +278,7 @@ def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
             elif key.startswith("attribute") or key in ("visible", "weak", "ptr", "shared", "global"):
                 pass
             elif key in ("texref", "samplerref", "surfref"):
-                raise sc.error(f"unsupported declaration type .{key}", pos, text)
+                typ = key           # opaque handles: declared fine, only their use is unsupported
         elif tk != ",":
             names.append(tk)
         i += 1
@@ -300,8 +307,8 @@ def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
             limit = MAX_ARRAY_BYTES.get(space, MAX_GLOBAL_BYTES)
             if size > limit:
                 raise sc.error(f".{space} array {nm} of {size:,} bytes exceeds {limit:,} bytes", pos, text)
-        out.append(VarDecl(space, nm, typ, count=count, align=align, init=init, vec=vec, extern=extern,
-                           line=line))
+        out.append(VarDecl(space, nm, typ, count=count, align=align, init=None if init_error else init,
+                           vec=vec, extern=extern, line=line, init_error=init_error))
     return out
 
 
@@ -330,7 +337,9 @@ def parse_instruction(text: str, sc: _Scanner, pos: int) -> Instruction:
     try:
         ops = [parse_operand(o, sc, pos) for o in split_top(rest)] if rest else []
     except InputError as e:
-        raise sc.error(f"{opcode}: {e.message}", pos, text) from None
+        # keep the module: the error is raised when a kernel that contains this instruction is linked
+        return Instruction(opcode, [], guard, neg, sc.line(pos), " ".join(text.split()),
+                           error=f"{opcode}: {e.message}")
     return Instruction(opcode, ops, guard, neg, sc.line(pos), " ".join(text.split()))
 
 
@@ -357,7 +366,7 @@ def _parse_body(body: str, offset: int, sc: _Scanner, mod: Module) -> list[State
             j = m.end()
             while j < n and t[j] in " \t":
                 j += 1
-            if j < n and t[j] == ":":
+            if j < n and t[j] == ":" and t[j + 1:j + 2] != ":":    # 'x::y' is an sm_90 qualifier
                 out.append(Label(m.group(0), sc.line(pos)))
                 i = j + 1
                 continue

@@ -24,12 +24,17 @@ from warpsim.frontend.ptx.ast import (
 
 TYPE_BYTES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
               "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "tf32": 4,
-              "b64": 8, "u64": 8, "s64": 8, "f64": 8, "b128": 16, "pred": 1}
+              "b64": 8, "u64": 8, "s64": 8, "f64": 8, "b128": 16, "pred": 1,
+              "texref": 8, "samplerref": 8, "surfref": 8}
 SPECIAL = {f"%{n}.{c}" for n in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz"} | {
     f"%{n}" for n in ("tid", "ntid", "ctaid", "nctaid", "laneid", "warpid", "nwarpid", "smid", "nsmid",
                       "gridid", "clock", "clock64", "lanemask_eq", "lanemask_le", "lanemask_lt",
                       "lanemask_ge", "lanemask_gt", "globaltimer", "globaltimer_lo", "globaltimer_hi",
-                      "total_smem_size", "dynamic_smem_size", "aggr_smem_size")}
+                      "total_smem_size", "dynamic_smem_size", "aggr_smem_size", "cluster_ctarank",
+                      "cluster_nctarank", "is_explicit_cluster")} | {f"%envreg{i}" for i in range(32)} | {
+    f"%{n}.{c}" for n in ("clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid") for c in "xyz"}
+CONSTANT_SYMBOLS = {"WARP_SZ": 32}     # ptxas constants CUDA's warpSize compiles to
+RUNTIME_CALLS = ("vprintf", "__assertfail", "malloc", "free")     # executed by decode_host
 
 
 @dataclass
@@ -37,6 +42,7 @@ class Ref:
     """A resolved operand.
 
     kind: 'reg' (rid), 'imm' (value), 'fimm' (value = bit pattern, bits), 'sreg' (name), 'vec' (elems),
+    'taddr' (texture/surface operand: elems = handle, coordinates...),
     'sink', 'label' (value = flat index), 'addr' (rid or -1, value = byte offset, space = the space the
     symbol lives in when the base is a symbol), 'symaddr' (space, value = address of a symbol),
     'func' (name).
@@ -188,8 +194,8 @@ class _Linker:
     # --- one function body (the entry, or an inlined callee) --------------------------------------
     def emit(self, fn: Function, alias: dict[str, Ref], ret_label: str | None, depth: int) -> None:
         if fn.body is None:
-            raise self.err(f"call to {fn.name}, which has no body in this module (external functions such "
-                           "as vprintf are not supported)")
+            raise self.err(f"call to {fn.name}, which has no body in this module (only the CUDA runtime "
+                           f"calls {', '.join(RUNTIME_CALLS)} are provided; link with -rdc for others)")
         if fn.name in self.stack:
             raise self.err(f"recursive call to {fn.name} is not supported")
         self.stack.append(fn.name)
@@ -236,6 +242,9 @@ class _Linker:
         if name in self.extern_shared:
             return Ref("symaddr", value=0, name=name, space="shared")
         if name in self.global_syms:
+            bad = next((g.init_error for g in self.mod.globals if g.name == name and g.init_error), None)
+            if bad:
+                raise self.err(f"variable {name}: {bad}")
             space, addr = self.global_syms[name]
             return Ref("symaddr", value=addr, space=space)
         if name in self.kparams:
@@ -259,6 +268,8 @@ class _Linker:
             return Ref("fimm", value=int(op.value), bits=op.bits)
         if k == "sink":
             return Ref("sink")
+        if k == "taddr":
+            return Ref("taddr", elems=[self.resolve(e, scopes, ins) for e in op.elems])
         if k in ("vec", "list"):
             return Ref("vec", elems=[self.resolve(e, scopes, ins) for e in op.elems], name=op.name or "")
         if k == "addr":
@@ -273,6 +284,8 @@ class _Linker:
                 return Ref("addr", rid=r.rid, value=op.offset)
             return Ref("addr", value=r.value + op.offset, space=r.space, name=r.name)
         if k == "sym":
+            if op.name in CONSTANT_SYMBOLS and self.lookup(op.name, scopes) is None:
+                return Ref("imm", value=CONSTANT_SYMBOLS[op.name] + op.offset)
             r = self.lookup(op.name, scopes)
             if r is not None:
                 if r.kind == "reg":
@@ -287,6 +300,8 @@ class _Linker:
 
     def emit_inst(self, ins: Instruction, fn: Function, scopes: list[dict[str, Ref]], labels: dict[str, int],
                   ret_label: str | None, depth: int) -> None:
+        if ins.error is not None:
+            raise self.err(f"unsupported instruction form ({ins.error})", ins)
         guard = -1
         if ins.guard is not None:
             g = self.lookup(ins.guard, scopes)
@@ -330,6 +345,19 @@ class _Linker:
             raise self.err("predicated call is not supported", ins)
         if len(args) != len(callee.params) or len(rets) != len(callee.rets):
             raise self.err(f"call to {callee_name} with the wrong number of arguments", ins)
+        if callee.body is None and callee_name in RUNTIME_CALLS:
+            # a CUDA runtime call (printf, assert, malloc, free): one instruction over its .param slots
+            slots = []
+            for actual in list(rets) + list(args):
+                r = self.lookup(actual.name, scopes) if actual.kind == "sym" else None
+                if r is None or r.kind != "symaddr":
+                    raise self.err(f"argument of {callee_name} is not a declared .param", ins)
+                slots.append(Ref("symaddr", value=r.value, space=r.space))
+            if not rets:
+                slots.insert(0, Ref("sink"))
+            self.insts.append(FlatInst(callee_name, slots, -1, False, ins.line, ins.text, self.stack[-1],
+                                       depth))
+            return
         alias: dict[str, Ref] = {}
         for formal, actual in list(zip(callee.params, args, strict=True)) + list(
                 zip(callee.rets, rets, strict=True)):

@@ -41,6 +41,7 @@ class Replay:
         if self.dev is None:
             from warpsim.frontend.ptx.memory import Device
             self.dev = Device(capacity=max(self.live.top, 1 << 12))
+            self.dev.printf_sink = None       # the functional run already printed
             self.base = self.live.heap[:self.live.top].copy()
             self.dev.heap[:self.base.size] = self.base
             self.dev.top = self.base.size

@@ -404,6 +404,8 @@ class Encoder:
         elems = d.elems if d.kind == "vec" else [d]
         if len(elems) != nvec:
             raise NotCompiled("vector width")
+        if "param" in fi.mods and a.kind == "addr" and a.rid >= 0:
+            raise NotCompiled("ld/st.param through a register")
         sp, _ = _resolve_space(fi, a, self)
         row[C.TY], row[C.NVEC], row[C.NBT] = tcode(t), nvec, nbytes(t) * nvec
         if sp == "kparam":
@@ -465,6 +467,8 @@ class Encoder:
         self.src(i, 0, fi.ops[1], "b32")
         self.src(i, 1, fi.ops[2], "u32")
         self.src(i, 2, fi.ops[3], "u32")
+        if len(fi.ops) > 4:                  # member mask: lanes outside it read as 0
+            self.src(i, 3, fi.ops[4], "b32")
 
     def vote(self, i: int, fi) -> None:
         row = self.P[i]

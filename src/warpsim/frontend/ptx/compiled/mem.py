@@ -124,7 +124,12 @@ def place(i, xs, nx, regs, T, P, sctx, shbase, lane_addr, lane_space, lane_off, 
         mis = -1
         for q in range(nx):
             lane = xs[q]
-            a = off0 + (regs[rbase + lane] & rmask) if rid >= 0 else off0
+            if rid < 0:
+                a = off0
+            elif rb == 4:                    # a 32-bit register plus the offset wraps at 32 bits
+                a = (regs[rbase + lane] + off0) & 0xFFFFFFFF
+            else:
+                a = (regs[rbase + lane] & rmask) + off0
             if part == G:
                 o = a - _GB
                 lane_addr[lane] = a
@@ -154,7 +159,12 @@ def place(i, xs, nx, regs, T, P, sctx, shbase, lane_addr, lane_space, lane_off, 
         return C.ST_OK
     for q in range(nx):                          # generic: the address window decides per lane
         lane = xs[q]
-        a = off0 + (regs[rbase + lane] & rmask) if rid >= 0 else off0
+        if rid < 0:
+            a = off0
+        elif rb == 4:                    # a 32-bit register plus the offset wraps at 32 bits
+            a = (regs[rbase + lane] + off0) & 0xFFFFFFFF
+        else:
+            a = (regs[rbase + lane] & rmask) + off0
         if not ult(a, _SB) and ult(a, _SE):
             lane_space[lane] = S
             lane_addr[lane] = a - _SB
@@ -226,7 +236,12 @@ def fast_ld_st(i, xs, nx, regs, T, P, D, DB, O, sctx, shbase, heap, shared, loca
     amask = nbt - 1
     for q in range(nx):                          # check first: a fault goes to the full path
         lane = xs[q]
-        a = off0 + (regs[rbase + lane] & rmask) if rid >= 0 else off0
+        if rid < 0:
+            a = off0
+        elif rb == 4:                    # a 32-bit register plus the offset wraps at 32 bits
+            a = (regs[rbase + lane] + off0) & 0xFFFFFFFF
+        else:
+            a = (regs[rbase + lane] & rmask) + off0
         o = a - _GB if part == G else a
         if o < 0 or o > lim or o & amask:
             return False

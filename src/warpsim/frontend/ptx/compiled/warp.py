@@ -45,6 +45,11 @@ def exec_warp(i, xs, nx, act, nact, regs, T, P, D, DB, O, sctx, ctas, steps, W, 
             src[q] = lane - ln + j
             R2[q] = 1 if ok else 0
         operand(regs, T, O, i, 0, src, nx, R, sctx, ctas, steps, S)
+        if O[i, 3, 0] != C.K_NONE:           # a source lane outside the member mask reads as 0
+            operand(regs, T, O, i, 3, xs, nx, A, sctx, ctas, steps, S)
+            for q in range(nx):
+                if not (A[q] >> (src[q] & 31)) & 1:
+                    R[q] = 0
         scatter(regs, T, D, DB, i, 0, xs, nx, R, 4)
         scatter(regs, T, D, DB, i, 1, xs, nx, R2, C.PRED | 1)
         return

@@ -1,0 +1,239 @@
+"""Texture and surface objects: host-side creation and the fetch semantics (filtering, address modes).
+
+A texture/surface object is a 64-bit handle the host passes to a kernel (like cudaTextureObject_t).
+Handles index a process-wide table, so a timing-mode replay on a copy of device memory resolves them
+too; the texels are read from device memory at fetch time, so writes through pointers or surfaces
+are seen by later fetches.
+
+Fetch rules (CUDA C Programming Guide, "Texture Fetching"): normalized coordinates are scaled by the
+size; point filtering takes texel floor(x); linear filtering takes xB = x - 0.5, i = floor(xB) and
+alpha = frac(xB) stored with 8 fractional bits, and blends texels i and i+1 (per dimension). Address
+modes apply to every texel index: clamp (to the edge), border (0 outside), wrap (modulo the size),
+mirror (reflected). Integer texels read with read_mode='normalized' become floats in [0, 1] (unsigned)
+or [-1, 1] (signed). Channels the texture lacks read as 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from warpsim.errors import InputError
+from warpsim.frontend.ptx.memory import GLOBAL_BASE, MemoryFault
+
+_FILTERS = ("point", "linear")
+_MODES = ("clamp", "border", "wrap", "mirror")
+_HANDLE_BASE = 0x7E00_0000_0000
+_TABLE: dict[int, TexObject] = {}
+
+
+@dataclass(frozen=True)
+class TexObject:
+    """A texture or surface bound to device memory: `size` is (width, height, depth) in texels."""
+
+    ptr: int
+    size: tuple[int, int, int]
+    dims: int
+    dtype: np.dtype
+    channels: int
+    filter: str = "point"
+    address: tuple[str, str, str] = ("clamp", "clamp", "clamp")
+    normalized: bool = False
+    read_mode: str = "element"       # or 'normalized' (integer texels as floats)
+    surface: bool = False
+    linear: bool = False              # tex1Dfetch on plain linear memory
+    layered: bool = False             # an array of 1-D/2-D layers (size[2] = layers)
+
+    @property
+    def texel_bytes(self) -> int:
+        return self.dtype.itemsize * self.channels
+
+
+def _register(obj: TexObject) -> int:
+    handle = _HANDLE_BASE + len(_TABLE) + 1
+    _TABLE[handle] = obj
+    return handle
+
+
+def lookup(handle: int, surface: bool) -> TexObject:
+    obj = _TABLE.get(int(handle))
+    if obj is None or obj.surface != surface:
+        what = "surface" if surface else "texture"
+        raise MemoryFault(f"0x{int(handle):x} is not a {what} object created by Device.create_{what}")
+    return obj
+
+
+def _shape_args(array, dims: int, layered: bool = False) -> tuple[int, tuple[int, int, int], int, np.dtype]:
+    shape = tuple(array.shape)
+    nd = dims + (1 if layered else 0)
+    if dims not in (1, 2, 3) or layered and dims == 3 or len(shape) < nd or len(shape) > nd + 1:
+        raise InputError(f"a {dims}-D{' layered' if layered else ''} texture needs an array of {nd} "
+                         f"dimensions (+ channels), got {shape}")
+    channels = shape[nd] if len(shape) > nd else 1
+    if channels not in (1, 2, 4):
+        raise InputError(f"textures have 1, 2 or 4 channels, got {channels}")
+    sz = tuple(reversed(shape[1:nd] if layered else shape[:dims])) + (1,) * (3 - dims)
+    if layered:
+        sz = sz[:2] + (shape[0],)
+    return array.ptr, (int(sz[0]), int(sz[1]), int(sz[2])), channels, np.dtype(array.dtype)
+
+
+def create_texture(array, dims: int | None = None, filter: str = "point", address: str | tuple = "clamp",
+                   normalized: bool = False, read_mode: str = "element", linear: bool = False,
+                   layered: bool = False) -> int:
+    """A texture object over a DeviceArray of shape ([depth,] [height,] width [, channels]);
+    layered: ([layers,] [height,] width [, channels]) with dims = 1 or 2 spatial dimensions."""
+    dims = dims or (1 if linear else min(len(array.shape) - (1 if layered else 0), 3))
+    ptr, size, ch, dt = _shape_args(array, dims, layered)
+    if filter not in _FILTERS:
+        raise InputError(f"texture filter must be one of {_FILTERS}, got {filter!r}")
+    modes = (address,) * 3 if isinstance(address, str) else tuple(address) + ("clamp",) * (3 - len(address))
+    if any(m not in _MODES for m in modes):
+        raise InputError(f"texture address modes must be among {_MODES}, got {address!r}")
+    if not normalized and any(m in ("wrap", "mirror") for m in modes[:dims]):
+        raise InputError("wrap and mirror address modes need normalized coordinates (as in CUDA)")
+    if read_mode not in ("element", "normalized"):
+        raise InputError("read_mode must be 'element' or 'normalized'")
+    if filter == "linear" and dt.kind in "iu" and read_mode == "element":
+        raise InputError("linear filtering of integer texels needs read_mode='normalized' (as in CUDA)")
+    return _register(TexObject(ptr, size, dims, dt, ch, filter, modes, normalized, read_mode, False, linear,
+                               layered))
+
+
+def create_surface(array, dims: int | None = None) -> int:
+    """A surface object over a DeviceArray (suld/sust address x in bytes, y and z in rows/slices)."""
+    dims = dims or min(len(array.shape), 3)
+    ptr, size, ch, dt = _shape_args(array, dims)
+    return _register(TexObject(ptr, size, dims, dt, ch, surface=True))
+
+
+# --- fetch ------------------------------------------------------------------------------------------
+
+def _texels(device, obj: TexObject) -> np.ndarray:
+    """Texel array [depth, height, width, channels] viewing device memory."""
+    w, h, d = obj.size
+    n = w * h * d * obj.texel_bytes
+    off = obj.ptr - GLOBAL_BASE
+    if off < 0 or off + n > device.top:
+        raise MemoryFault(f"texture/surface memory 0x{obj.ptr:x}+{n} is no longer allocated")
+    return device.heap[off:off + n].view(obj.dtype).reshape(d, h, w, obj.channels)
+
+
+def _address(i: np.ndarray, n: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """Texel index after the address mode, and whether it is inside (border mode: outside reads 0)."""
+    if mode == "clamp":
+        return np.clip(i, 0, n - 1), np.ones(i.shape, dtype=bool)
+    if mode == "border":
+        ok = (i >= 0) & (i < n)
+        return np.where(ok, i, 0), ok
+    if mode == "wrap":
+        return np.mod(i, n), np.ones(i.shape, dtype=bool)
+    m = np.mod(i, 2 * n)
+    return np.where(m < n, m, 2 * n - 1 - m), np.ones(i.shape, dtype=bool)
+
+
+def _convert(v: np.ndarray, obj: TexObject) -> np.ndarray:
+    if obj.read_mode == "normalized" and obj.dtype.kind in "iu":
+        info = np.iinfo(obj.dtype)
+        x = v.astype(np.float64)
+        return np.maximum(x / info.max, -1.0) if obj.dtype.kind == "i" else x / info.max
+    return v
+
+
+def fetch(device, obj: TexObject, coords: list[np.ndarray], integer_coords: bool,
+          layer: np.ndarray | None = None) -> np.ndarray:
+    """Texel values [T, channels] (float64 for float reads, else the texel type) at the lanes' coordinates
+    (`layer`: the layer index of a layered texture, clamped to the layers there are)."""
+    tex = _texels(device, obj)
+    T = coords[0].shape[0]
+    size = obj.size
+    if obj.layered:
+        lay = np.broadcast_to(np.clip(np.asarray(layer if layer is not None else 0).astype(np.int64), 0,
+                                      size[2] - 1), (T,))
+        out = None
+        for one in np.unique(lay):
+            sel = lay == one
+            v = _fetch(tex[one:one + 1], obj, [np.asarray(c)[sel] for c in coords], integer_coords)
+            if out is None:
+                out = np.zeros((T, v.shape[1]), dtype=v.dtype)
+            out[sel] = v
+        return out
+    return _fetch(tex, obj, coords, integer_coords)
+
+
+def _fetch(tex, obj: TexObject, coords: list[np.ndarray], integer_coords: bool) -> np.ndarray:
+    T = coords[0].shape[0]
+    size = obj.size
+    if integer_coords or obj.linear:
+        idx, ok = [], np.ones(T, dtype=bool)
+        for k in range(obj.dims):
+            i = np.asarray(coords[k]).astype(np.int64)
+            mode = "border" if obj.linear else obj.address[k]
+            i, o = _address(i, size[k], mode)
+            idx.append(i)
+            ok &= o
+        while len(idx) < 3:
+            idx.append(np.zeros(T, dtype=np.int64))
+        v = tex[idx[2], idx[1], idx[0]]
+        v = np.where(ok[:, None], v, 0)
+        return _convert(v, obj)
+    scaled = []
+    for k in range(obj.dims):
+        x = np.asarray(coords[k], dtype=np.float64)
+        scaled.append(x * size[k] if obj.normalized else x)
+    if obj.filter == "point":
+        idx, ok = [], np.ones(T, dtype=bool)
+        for k in range(obj.dims):
+            i, o = _address(np.floor(scaled[k]).astype(np.int64), size[k], obj.address[k])
+            idx.append(i)
+            ok &= o
+        while len(idx) < 3:
+            idx.append(np.zeros(T, dtype=np.int64))
+        v = np.where(ok[:, None], tex[idx[2], idx[1], idx[0]], 0)
+        return _convert(v, obj).astype(np.float64)
+    # linear: blend the 2^dims neighbours with 8-bit fractional weights
+    base, frac = [], []
+    for k in range(obj.dims):
+        xb = scaled[k] - 0.5
+        i0 = np.floor(xb)
+        base.append(i0.astype(np.int64))
+        frac.append(np.round((xb - i0) * 256.0) / 256.0)
+    out = np.zeros((T, obj.channels), dtype=np.float64)
+    for corner in range(1 << obj.dims):
+        w = np.ones(T)
+        idx, ok = [], np.ones(T, dtype=bool)
+        for k in range(obj.dims):
+            bit = (corner >> k) & 1
+            w = w * (frac[k] if bit else 1.0 - frac[k])
+            i, o = _address(base[k] + bit, size[k], obj.address[k])
+            idx.append(i)
+            ok &= o
+        while len(idx) < 3:
+            idx.append(np.zeros(T, dtype=np.int64))
+        v = _convert(tex[idx[2], idx[1], idx[0]], obj).astype(np.float64)
+        out += np.where(ok[:, None], v, 0.0) * w[:, None]
+    return out
+
+
+def surface_index(obj: TexObject, coords: list[np.ndarray], nbytes: int, mode: str
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Byte offsets into the surface's memory for suld/sust, and which lanes are in range.
+
+    x is a byte coordinate; out-of-range lanes fault (.trap), are clamped (.clamp) or read 0 / drop
+    the store (.zero).
+    """
+    w, h, d = obj.size
+    row = w * obj.texel_bytes
+    x = np.asarray(coords[0]).astype(np.int64)
+    y = np.asarray(coords[1]).astype(np.int64) if obj.dims > 1 else np.zeros_like(x)
+    z = np.asarray(coords[2]).astype(np.int64) if obj.dims > 2 else np.zeros_like(x)
+    ok = (x >= 0) & (x + nbytes <= row) & (y >= 0) & (y < h) & (z >= 0) & (z < d)
+    if mode == "clamp":
+        x = np.clip(x, 0, row - nbytes)
+        y, z = np.clip(y, 0, h - 1), np.clip(z, 0, d - 1)
+        ok = np.ones_like(ok)
+    if x.size and (x % min(nbytes, obj.texel_bytes) != 0).any():
+        raise MemoryFault("misaligned surface access (x is a byte coordinate)")
+    off = (z * h + y) * row + x
+    return np.where(ok, off, 0), ok
