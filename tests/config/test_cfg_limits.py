@@ -33,7 +33,7 @@ def test_impossible_values_fail_at_load_naming_file_and_key(override, key, fragm
     with pytest.raises(InputError) as info:
         load_gpu("QV100", [override])
     msg = str(info.value)
-    assert f"QV100.toml [{key}]" in msg, msg
+    assert f"QV100 [{key}]" in msg, msg        # the GPU and the dotted key (not a file inside the package)
     assert fragment in msg, msg
 
 

@@ -35,8 +35,10 @@ CASES = [
 
 @pytest.mark.parametrize(("text", "line", "fragment"), CASES)
 def test_parse_errors_name_line_and_problem(text, line, fragment):
-    with pytest.raises(InputError) as info:
-        load_ptx(text, device=Device())
+    with pytest.raises(InputError) as info:      # at load, or (an unparseable instruction) for its kernel
+        mod = load_ptx(text, device=Device())
+        for name in mod.kernels:
+            mod.kernel(name)
     assert info.value.line == line, str(info.value)
     assert fragment in str(info.value)
 

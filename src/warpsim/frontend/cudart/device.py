@@ -34,6 +34,8 @@ class MappedDevice(Device):
         self.commands: list = []
         self._replay = None
         self.untracked_writes = True                 # the program writes it through pointers
+        self.printf_log: list[str] = []              # device printf output (see frontend/ptx/decode_host)
+        self.printf_sink = "stdout"
         self.capacity = capacity
         self.sizes: dict[int, int] = {}             # live allocation offset -> reserved bytes
         self._free: list[tuple[int, int]] = []      # (offset, bytes), sorted by offset
