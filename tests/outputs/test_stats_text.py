@@ -17,7 +17,14 @@ VECADD = ROOT / "examples" / "vecadd"
 
 @pytest.fixture(scope="module")
 def vecadd():
-    sim = simulate(VECADD, "QV100")
+    # the fixed-latency model's text (hierarchy_vecadd below is the default model's)
+    sim = simulate(VECADD, "QV100", memory_model="fixed")
+    return sim.document, stats_text(sim.document, sim.gpu)
+
+
+@pytest.fixture(scope="module")
+def hierarchy_vecadd():
+    sim = simulate(VECADD, "QV100", memory_model="hierarchy")
     return sim.document, stats_text(sim.document, sim.gpu)
 
 
@@ -25,11 +32,21 @@ def _sum(doc, f):
     return sum(f(k) for k in doc["kernels"])
 
 
+def _l1d_sectors(k, kind):
+    """A kernel's L1D sectors of one Accel-Sim type from its JSON record: the fixed-latency model
+    counts them directly (every access hits), the hierarchy in its Accel-Sim breakdown."""
+    l1d = k["l1d"]
+    if l1d.get("model") == "fixed-latency":
+        key = {"GLOBAL_ACC_R": "global_read_sectors", "GLOBAL_ACC_W": "global_write_sectors"}[kind]
+        return l1d[key]
+    return l1d["breakdown"][kind]["TOTAL_ACCESS"]
+
+
 def test_whole_run_totals_are_the_json_totals(vecadd):
     doc, text = vecadd
     v = final_values(text)
     t = doc["total"]
-    assert int(v[stat("gpu_tot_sim_cycle")]) == t["cycles"] == 10260
+    assert int(v[stat("gpu_tot_sim_cycle")]) == t["cycles"]
     assert int(v[stat("gpu_tot_sim_insn")]) == t["thread_instructions"]
     assert int(v[stat("gpgpu_n_tot_w_icount")]) == t["warp_instructions"]
     # the example's two kernels read 16,384 + 18,432 sectors: the whole run's count, not the last kernel's
@@ -43,6 +60,39 @@ def test_whole_run_totals_are_the_json_totals(vecadd):
     assert set(v) == set(STATS)
     assert int(v[stat("total dram reads")]) == 0 and "no L2, interconnect or DRAM is modelled" in text
     assert float(v[stat("L2_BW")]) == 0.0
+
+
+def test_hierarchy_run_totals_are_the_json_totals(hierarchy_vecadd):
+    doc, text = hierarchy_vecadd
+    assert doc["memory_model"] == "hierarchy"
+    v = final_values(text)
+    t = doc["total"]
+    assert int(v[stat("gpu_tot_sim_cycle")]) == t["cycles"]
+    assert int(v[stat("gpu_tot_sim_insn")]) == t["thread_instructions"]
+    assert int(v[stat("gpgpu_n_tot_w_icount")]) == t["warp_instructions"]
+    # the same 16,384 + 18,432 sectors reach the L1D as under the fixed model, now with hits/misses
+    reads = _sum(doc, lambda k: _l1d_sectors(k, "GLOBAL_ACC_R"))
+    assert reads == 16384 + 18432
+    assert int(v[stat(r"Total_core_cache_stats_breakdown\[GLOBAL_ACC_R\]\[TOTAL_ACCESS")]) == reads
+    assert int(v[stat(r"Total_core_cache_stats_breakdown\[GLOBAL_ACC_W\]\[TOTAL_ACCESS")]) == \
+        _sum(doc, lambda k: _l1d_sectors(k, "GLOBAL_ACC_W"))
+    assert int(v[stat(r"Total_core_cache_stats_breakdown\[GLOBAL_ACC_R\]\[HIT\]")]) == \
+        _sum(doc, lambda k: k["l1d"]["breakdown"]["GLOBAL_ACC_R"]["HIT"])
+    assert int(v[stat(r"L2_cache_stats_breakdown\[GLOBAL_ACC_R\]\[HIT\]")]) == \
+        _sum(doc, lambda k: k["l2"]["breakdown"]["GLOBAL_ACC_R"]["HIT"]
+             + k["l2"]["breakdown"]["ATOMIC"]["HIT"]) > 0
+    assert int(v[stat("total dram reads")]) == _sum(doc, lambda k: k["dram"]["reads"]) > 0
+    assert int(v[stat(r"L2_cache_stats_breakdown\[GLOBAL_ACC_R\]\[TOTAL_ACCESS")]) == \
+        _sum(doc, lambda k: k["l2"]["breakdown"]["GLOBAL_ACC_R"]["TOTAL_ACCESS"]
+             + k["l2"]["breakdown"]["ATOMIC"]["TOTAL_ACCESS"]) > 0
+    assert "no L2, interconnect or DRAM is modelled" not in text
+    per = per_kernel(text)
+    for k in doc["kernels"]:
+        got = per[f"{k['name']}--0"]
+        assert got[stat("gpu_tot_sim_cycle")] == k["cycles"]
+        assert got[stat(r"Total_core_cache_stats_breakdown\[GLOBAL_ACC_R\]\[TOTAL_ACCESS")] == \
+            _l1d_sectors(k, "GLOBAL_ACC_R")
+        assert got[stat("total dram reads")] == k["dram"]["reads"]
 
 
 def test_per_kernel_differences_are_each_kernels_json_values(vecadd):
@@ -130,7 +180,7 @@ def test_sampled_run_holds_every_kernel_marked_with_json_totals():
     assert text.startswith("GPGPU-Sim-format") and "warpsim_sampled_run = 1 (method photon-kernel" in text
     # projected kernels carry their representative's memory counters, scaled and marked, in the JSON too
     assert all(k["memory_from"]["source"].startswith("kernel ") for k in projected)
-    reads = sum(k["l1d"]["global_read_sectors"] for k in doc["kernels"])
+    reads = sum(_l1d_sectors(k, "GLOBAL_ACC_R") for k in doc["kernels"])
     assert int(v[stat(r"Total_core_cache_stats_breakdown\[GLOBAL_ACC_R\]\[TOTAL_ACCESS")]) == reads
     per = per_kernel(text)
     assert sum(p[stat("gpu_tot_sim_cycle")] for p in per.values()) == t["cycles"]

@@ -21,7 +21,7 @@ VECADD = Path(__file__).resolve().parents[2] / "examples" / "vecadd"
 
 @pytest.fixture(scope="module")
 def run():
-    return simulate(VECADD, "QV100", ts_interval=500)
+    return simulate(VECADD, "QV100", ts_interval=500, memory_model="fixed")
 
 
 def test_single_report_is_self_contained_with_kernel_pages(run):

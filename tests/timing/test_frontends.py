@@ -54,7 +54,11 @@ def test_cli_sim_end_to_end(tmp_path):
         assert key in doc["total"]
     assert k["warp_instructions"] == 4096 // 32 * 8
     text = stats.read_text()
-    assert text.startswith("warpsim: GPU QV100, memory model fixed")
+    # the GPGPU-Sim-format header (stats_text.py), then warpsim's line naming the GPU and memory model
+    head = text.splitlines()
+    assert head[0].startswith("GPGPU-Sim-format statistics written by warpsim")
+    assert head[1].startswith("warpsim: workload ") and ", GPU QV100 (core clock " in head[1]
+    assert ", memory model fixed, method full" in head[1]
     assert f"gpu_sim_cycle = {k['cycles']}" in text
     assert f"gpgpu_n_tot_w_icount = {k['warp_instructions']}" in text
     assert text.rstrip().endswith("GPGPU-Sim: *** exit detected ***")

@@ -14,9 +14,12 @@ _CTX = {"allow_extra_args": True, "ignore_unknown_options": True}
 @app.command("run-app", context_settings=_CTX)
 def run_app(
     program: list[str] = typer.Argument(..., help="-- ./program args (the program and its arguments)"),
-    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU name or a .toml description"),
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100; "
+                            "`warpsim gpus`) or a .toml description"),
     mode: str = typer.Option("functional", "--mode", help="functional (fast, no timing) or timing"),
-    sample: str = typer.Option("full", "--sample", help="timing mode: sampled simulation method"),
+    sample: str = typer.Option("full", "--sample", help="timing mode: sampled simulation method: full, pkp, "
+                               "pkp-inst, pks, pka, photon-kernel, photon-warp, photon-bb, "
+                               "photon, auto (see docs/sampling/intra-kernel.md)"),
     json_out: Path | None = typer.Option(None, "--json", help="write the result document here at exit"),
 ) -> None:
     """Run a CUDA program on warpsim: its kernels execute on the simulator, its output passes through."""
@@ -31,7 +34,8 @@ def run_app(
 def trace_app(
     program: list[str] = typer.Argument(..., help="-- ./program args"),
     out: Path = typer.Option(..., "--out", help="output directory (kernelslist.g + kernel-N.traceg)"),
-    gpu: str = typer.Option("QV100", "--gpu", help="GPU whose limits the program sees"),
+    gpu: str = typer.Option("QV100", "--gpu", help="GPU whose limits the program sees: bundled (QV100, "
+                            "RTX2060, RTX3070, A100, H100; `warpsim gpus`) or a .toml description"),
 ) -> None:
     """Run a CUDA program on warpsim and write Accel-Sim traces of every kernel it launches."""
     from warpsim.frontend.cudart.app import run_app as run

@@ -18,7 +18,9 @@ def trace(
     compress: bool = typer.Option(False, "--xz", help="write .traceg.xz"),
     isa: str = typer.Option("ptx", "--isa", help="ptx (representative SASS opcodes) or sass (the real SASS "
                             "ptxas emits, docs/sass.md)"),
-    gpu: str = typer.Option("QV100", "--gpu", help="SASS mode: the GPU whose architecture is compiled for"),
+    gpu: str = typer.Option("QV100", "--gpu", help="SASS mode: the GPU whose architecture is compiled for: "
+                            "bundled (QV100, RTX2060, RTX3070, A100, H100; `warpsim gpus`) or a "
+                            ".toml description"),
 ) -> None:
     """Emulate a workload and write Accel-Sim (tracer version 5) traces of every kernel launch."""
     from warpsim.api import load_commands

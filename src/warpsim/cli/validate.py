@@ -34,13 +34,16 @@ def validation_table(doc: dict) -> Table:
 @app.command()
 def validate(
     programs: list[str] = typer.Argument(None, help="programs (or suites) to run; default all"),
-    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU name or a .toml description"),
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100; "
+                            "`warpsim gpus`) or a .toml description"),
     hardware: Path | None = typer.Option(None, "--hardware",
                                          help="calibration CSV (schema of qv100_silicon_cycles.csv); "
                                               "default the bundled QV100 silicon cycles"),
     memory: str | None = typer.Option(None, "--memory-model", help="hierarchy (default) or fixed"),
     overrides: list[str] = typer.Option([], "--set", help="override a GPU field, e.g. --set l2.sets=64"),
-    sample: str = typer.Option("full", "--sample", help="simulation method (full, pkp, ...)"),
+    sample: str = typer.Option("full", "--sample", help="simulation method: full, pkp, pkp-inst, pks, pka, "
+                               "photon-kernel, photon-warp, photon-bb, photon, auto "
+                               "(see docs/sampling/intra-kernel.md)"),
     json_out: Path | None = typer.Option(None, "--json", help="write the validation document (JSON)"),
     html_out: Path | None = typer.Option(None, "--html", help="write an HTML page with the scatter plot"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no per-program progress lines"),

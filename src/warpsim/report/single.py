@@ -258,8 +258,14 @@ def render_single(doc: dict, *, gpu=None, timeseries: list[dict] | None = None,
     figures = {"cycles": _cycles_figure(doc, plots)}
     if timeseries:
         figures["timeseries"] = _timeseries_figure(timeseries, doc, plots)
+        if ts_interval is None:
+            ts_interval = t.get("timeseries_interval") or None
         if ts_interval is None and len(timeseries) > 1:
-            ts_interval = int(timeseries[1]["cycle"] - timeseries[0]["cycle"])
+            # (a document without it) rows are not evenly spaced: an idle stretch is one row and the
+            # last row closes a partial interval, so the period is the smallest gap before the last row
+            cyc = [int(r["cycle"]) for r in timeseries]
+            gaps = [cyc[0]] + [b - a for a, b in zip(cyc[:-2], cyc[1:-1], strict=True)]
+            ts_interval = min((g for g in gaps if g > 0), default=None)
     pages = [_kernel_page(k, recs[k["id"]], doc, ceil, plots) for k in shown]
     env = jinja2.Environment(autoescape=True)
     return env.from_string(TEMPLATE.read_text(encoding="utf-8")).render(
