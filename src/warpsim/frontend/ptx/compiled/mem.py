@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
-from warpsim.frontend.ptx.compiled.alu import operand, ult
+from warpsim.frontend.ptx.compiled.lanes import operand, ult
 from warpsim.frontend.ptx.compiled.scalar import fmin, ftz32, norm
 from warpsim.frontend.ptx.compiled.vec import scatter
 from warpsim.frontend.ptx.memory import GLOBAL_BASE, LOCAL_BASE, LOCAL_WINDOW, SHMEM_BASE, SHMEM_WINDOW

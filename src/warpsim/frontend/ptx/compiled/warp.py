@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
-from warpsim.frontend.ptx.compiled.alu import operand
+from warpsim.frontend.ptx.compiled.lanes import operand
 from warpsim.frontend.ptx.compiled.vec import scatter
 
 
