@@ -8,7 +8,7 @@ import pytest
 from accelsim_testutil import line_of, one_cta, v5_header, write
 
 from warpsim.errors import InputError
-from warpsim.frontend.accelsim import TraceKernel, open_trace, reader
+from warpsim.frontend.accelsim import TraceKernel, fastread, open_trace, reader
 from warpsim.ir.records import KernelSource
 
 GOOD = "0000 ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0 0\n0010 ffffffff 0 EXIT 0 0 0"
@@ -60,7 +60,8 @@ def test_header_is_read_without_the_body(tmp_path, line_log):
     assert kernel.info.grid == (3, 1, 1)
 
 
-def test_iter_ctas_is_a_lazy_generator(tmp_path, line_log):
+def test_iter_ctas_is_a_lazy_generator(tmp_path, line_log, monkeypatch):
+    monkeypatch.setenv("WARPSIM_TRACE_READER", "text")         # the line-by-line reader: exact counts
     path, text = _three_ctas(tmp_path)
     kernel = TraceKernel(path)
     line_log.clear()
@@ -74,6 +75,25 @@ def test_iter_ctas_is_a_lazy_generator(tmp_path, line_log):
     assert second.cta == (1, 0, 0)
     with pytest.raises(InputError, match="FROB"):               # the bad third CTA only fails when reached
         next(ctas)
+
+
+def test_fast_reader_is_lazy_and_fails_at_the_bad_block(tmp_path, monkeypatch):
+    opened = []
+    real = fastread._Source.__init__
+
+    def counting(self, stream):
+        opened.append(stream.path)
+        real(self, stream)
+
+    monkeypatch.setattr(fastread._Source, "__init__", counting)
+    path, _ = _three_ctas(tmp_path)
+    ctas = TraceKernel(path).iter_ctas()
+    assert inspect.isgenerator(ctas) and opened == []          # nothing opened before next()
+    assert next(ctas).cta == (0, 0, 0) and opened == [path]
+    assert next(ctas).cta == (1, 0, 0)
+    with pytest.raises(InputError, match="FROB") as info:      # the text reader words the error
+        next(ctas)
+    assert info.value.line == line_of(_three_ctas(tmp_path)[1], "FROB")
 
 
 def test_each_iteration_rereads_from_the_start(tmp_path):

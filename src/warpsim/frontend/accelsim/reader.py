@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from warpsim.errors import InputError
+from warpsim.frontend.accelsim.fastread import fast_ctas, fast_path_enabled
 from warpsim.frontend.accelsim.header import TraceHeader, parse_header
 from warpsim.frontend.accelsim.kernelslist import KernelEntry, is_trace_file, parse_kernelslist
 from warpsim.frontend.accelsim.lines import CtaBatch, LineContext
@@ -73,22 +74,29 @@ class _CtaStream:
         return InputError(message, path=self.spath, line=self.lineno if line is None else line, text=text)
 
     def run(self) -> Iterator[CtaTrace]:
+        """The compiled scanner where the text is canonical (fastread.py), else this reader."""
+        if not self.ctx.prefix and fast_path_enabled():
+            return fast_ctas(self, MAX_LINE_CHARS)
+        return self.slow_from(self.body_line, set())
+
+    def slow_from(self, start_line: int, seen: set[tuple[int, int, int]]) -> Iterator[CtaTrace]:
+        """Read line by line from the thread block that starts after line `start_line`."""
         with _reading(self.path) as f:
             it = bounded_lines(f)
             try:
-                yield from self._blocks(it)
+                yield from self._blocks(it, start_line, seen)
             except (lzma.LZMAError, EOFError, OSError) as exc:
                 raise self.error(f"cannot read compressed trace: {exc}") from None
 
-    def _blocks(self, it: Iterator[str]) -> Iterator[CtaTrace]:
-        self.lineno = len(list(islice(it, self.body_line)))
+    def _blocks(self, it: Iterator[str], start_line: int,
+                seen: set[tuple[int, int, int]]) -> Iterator[CtaTrace]:
+        self.lineno = sum(1 for _ in islice(it, start_line))
         cta: tuple[int, int, int] | None = None
         warps: dict[int, int] = {}             # warp index -> position in the CTA batch
         batch = CtaBatch()
         begin = 0
         in_tb = False
         warp = -1
-        seen: set[tuple[int, int, int]] = set()
         for raw in it:
             self.lineno += 1
             line = raw.strip()
@@ -138,9 +146,9 @@ class _CtaStream:
         if in_tb:
             raise self.error(f"file ends inside the thread block opened at line {begin} "
                              "(truncated trace: no #END_TB)")
-        self._check_coverage(seen)
+        self.check_coverage(seen)
 
-    def _check_coverage(self, seen: set[tuple[int, int, int]]) -> None:
+    def check_coverage(self, seen: set[tuple[int, int, int]]) -> None:
         """Every CTA of the grid must be in the file (a dropped CTA silently removed its work)."""
         total = self.info.num_ctas
         if len(seen) == total:

@@ -1,0 +1,635 @@
+"""Compiled scanner for trace bodies: bytes of whole thread blocks -> flat instruction columns.
+
+The fast path of the reader (fastread.py). It accepts only the canonical text our writer and
+NVBit's tracer produce (tracer v3+ layout, ASCII, space/tab separated) and parses as many
+complete thread blocks as fit in the output buffers. Anything else it does not decide: it stops
+at the start of that thread block and says why (`SLOW`), and the line-by-line reader (lines.py),
+which is the reference for every error message, takes over from there. So malformed text always
+gets the reference reader's file:line error, and the scanner never has to word one.
+
+Per instruction it writes pc, mask, opcode number (hash table of opcode bytes kept by the
+caller), destination and source registers, the warp-local memory row and 32 lane addresses, and,
+for generic loads/stores, the resolved space.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from warpsim.ir.records import MAX_DST, MAX_SRC, NO_REG
+
+# statuses
+CTAS = 0          # stopped after max_ctas thread blocks or when the buffers filled: call again
+DONE = 1          # end of file: only blank lines remained
+NEED_MORE = 2     # the buffer ends inside a thread block: append more bytes and call again
+NEW_OPCODE = 3    # an opcode not in the table: res[R_AUX0:R_AUX1] is its byte span
+GROW = 4          # one thread block does not fit in the buffers: enlarge them and call again
+SLOW = 5          # text the scanner does not accept: the reference reader takes this block
+
+# res[] slots
+R_POS, R_LINE, R_NCTA, R_NINST, R_NMEM, R_NWARP, R_AUX0, R_AUX1 = range(8)
+RES_SIZE = 8
+
+# per-CTA record columns (ctas[c, :])
+C_X, C_Y, C_Z, C_INST, C_MEM, C_WARP, C_LINE, C_COLS = 0, 1, 2, 3, 4, 5, 6, 7
+
+GSPACE_TABLE = 255               # generic-space column: "use the opcode table's space"
+_SHARED, _LOCAL, _GLOBAL = 2, 3, 1
+LOCAL_WINDOW = 16 * 1024
+MAX_WARP_INSTS = 1 << 32
+_U64_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+# literal tokens as constant arrays (numba freezes global arrays)
+_BEGIN_TB = np.frombuffer(b"#BEGIN_TB", np.uint8)
+_END_TB = np.frombuffer(b"#END_TB", np.uint8)
+_THREAD_BLOCK = np.frombuffer(b"thread block", np.uint8)
+_CLUSTER = np.frombuffer(b"cluster", np.uint8)
+_WARP = np.frombuffer(b"warp", np.uint8)
+_INSTS = np.frombuffer(b"insts", np.uint8)
+
+
+@njit(cache=True, inline="always")
+def _is_sep(c: int) -> bool:
+    return c == 32 or c == 9 or c == 13
+
+
+@njit(cache=True, inline="always")
+def _skip(buf, p: int, e: int) -> int:
+    while p < e and _is_sep(buf[p]):
+        p += 1
+    return p
+
+
+@njit(cache=True, inline="always")
+def _tok_end(buf, p: int, e: int) -> int:
+    while p < e and not _is_sep(buf[p]):
+        p += 1
+    return p
+
+
+@njit(cache=True, inline="always")
+def _hexval(c: int) -> int:
+    if 48 <= c <= 57:
+        return c - 48
+    if 97 <= c <= 102:
+        return c - 87
+    if 65 <= c <= 70:
+        return c - 55
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _hex(buf, a: int, b: int, need_prefix: bool):
+    """Hex token (optional 0x prefix, or required) -> (value, ok); > 64 bits is not ok."""
+    if b - a > 2 and buf[a] == 48 and (buf[a + 1] == 120 or buf[a + 1] == 88):
+        a += 2
+    elif need_prefix:
+        return np.uint64(0), False
+    if a >= b:
+        return np.uint64(0), False
+    while b - a > 1 and buf[a] == 48:
+        a += 1
+    if b - a > 16:
+        return np.uint64(0), False
+    v = np.uint64(0)
+    for i in range(a, b):
+        d = _hexval(int(buf[i]))
+        if d < 0:
+            return np.uint64(0), False
+        v = v * np.uint64(16) + np.uint64(d)
+    return v, True
+
+
+@njit(cache=True, inline="always")
+def _dec(buf, a: int, b: int, signed: bool):
+    """Decimal token, optionally with a leading '-' -> (magnitude, negative, ok); <= 18 digits."""
+    neg = False
+    if signed and a < b and buf[a] == 45:
+        neg = True
+        a += 1
+    if a >= b or b - a > 18:
+        return np.uint64(0), neg, False
+    v = np.uint64(0)
+    for i in range(a, b):
+        c = int(buf[i])
+        if c < 48 or c > 57:
+            return np.uint64(0), neg, False
+        v = v * np.uint64(10) + np.uint64(c - 48)
+    return v, neg, True
+
+
+@njit(cache=True, inline="always")
+def _is_int(buf, a: int, b: int) -> bool:
+    """What Python's int() surely accepts: [+-]digits (anything else: the reference decides)."""
+    if a < b and (buf[a] == 45 or buf[a] == 43):
+        a += 1
+    if a >= b:
+        return False
+    for i in range(a, b):
+        if buf[i] < 48 or buf[i] > 57:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _register(buf, a: int, b: int, num_regs: int) -> int:
+    """R0..R254 -> id, R255/RZ -> NO_REG, R256.. (our writer's ids >= 255) -> id - 1; -2 if not."""
+    if b - a < 2 or buf[a] != 82:
+        return -2
+    if b - a == 2 and buf[a + 1] == 90:
+        return NO_REG
+    if b - a > 7 or (buf[a + 1] == 48 and b - a > 2):
+        return -2
+    v = 0
+    for i in range(a + 1, b):
+        c = int(buf[i])
+        if c < 48 or c > 57:
+            return -2
+        v = v * 10 + (c - 48)
+    if v < 255:
+        return v
+    if v == 255:
+        return NO_REG
+    if v <= num_regs:
+        return v - 1
+    return -2
+
+
+@njit(cache=True, inline="always")
+def _is_token(buf, a: int, b: int, text) -> bool:
+    if b - a != len(text):
+        return False
+    for i in range(b - a):
+        if buf[a + i] != text[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def opcode_hash(buf, a: int, b: int) -> np.uint64:
+    h = _FNV_OFFSET
+    for i in range(a, b):
+        h = (h ^ np.uint64(buf[i])) * _FNV_PRIME
+    return h
+
+
+@njit(cache=True, inline="always")
+def _lookup(buf, a: int, b: int, keys, vals, op_bytes, op_off) -> int:
+    h = opcode_hash(buf, a, b)
+    size = keys.shape[0]
+    slot = np.int64(h & np.uint64(size - 1))
+    while vals[slot] >= 0:
+        if keys[slot] == h:
+            v = vals[slot]
+            lo, hi = op_off[v], op_off[v + 1]
+            if hi - lo == b - a:
+                same = True
+                for i in range(b - a):
+                    if op_bytes[lo + i] != buf[a + i]:
+                        same = False
+                        break
+                if same:
+                    return v
+        slot = (slot + 1) & (size - 1)
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _line_end(buf, p: int, e: int, eof: bool, max_line: int) -> int:
+    """Index of the line's newline (e at end of file); -1: incomplete, -2: not plain ASCII or too long."""
+    q = p
+    while q < e:
+        c = int(buf[q])
+        if c == 10:
+            return q if q - p <= max_line else -2
+        if c >= 127 or (c < 32 and c != 9 and c != 13):
+            return -2
+        q += 1
+        if q - p > max_line:
+            return -2
+    return e if eof else -1
+
+
+@njit(cache=True, inline="always")
+def _key_value(buf, p: int, q: int, key) -> int:
+    """`key = N` (spaces optional) on the line [p, q) -> N, or -1 if the line is not exactly that."""
+    p = _skip(buf, p, q)
+    n = len(key)
+    if q - p < n:
+        return -1
+    for i in range(n):
+        if buf[p + i] != key[i]:
+            return -1
+    p = _skip(buf, p + n, q)
+    if p >= q or buf[p] != 61:
+        return -1
+    p = _skip(buf, p + 1, q)
+    a = p
+    v = 0
+    while p < q and 48 <= buf[p] <= 57:
+        v = v * 10 + (int(buf[p]) - 48)
+        p += 1
+        if p - a > 11:
+            return -1
+    if p == a or _skip(buf, p, q) != q:
+        return -1
+    return v
+
+
+@njit(cache=True, inline="always")
+def _starts(buf, p: int, q: int, text) -> bool:
+    p = _skip(buf, p, q)
+    if q - p < len(text):
+        return False
+    for i in range(len(text)):
+        if buf[p + i] != text[i]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _blank(buf, p: int, q: int) -> bool:
+    return _skip(buf, p, q) == q
+
+
+@njit(cache=True, inline="always")
+def _first_run(mask: int) -> int:
+    if mask == 0:
+        return 0
+    lane = 0
+    while not (mask >> lane) & 1:
+        lane += 1
+    run = 0
+    while lane < 32 and (mask >> lane) & 1:
+        run += 1
+        lane += 1
+    return run
+
+
+@njit(cache=True, inline="always")
+def _cta_index(buf, p: int, q: int, out) -> bool:
+    """`thread block = x,y,z` -> out[0:3]."""
+    p = _skip(buf, p, q) + 12           # "thread block" checked by the caller
+    p = _skip(buf, p, q)
+    if p >= q or buf[p] != 61:
+        return False
+    for k in range(3):
+        p = _skip(buf, p + 1, q)
+        a = p
+        v = 0
+        while p < q and 48 <= buf[p] <= 57 and p - a < 10:
+            v = v * 10 + (int(buf[p]) - 48)
+            p += 1
+        if p == a:
+            return False
+        out[k] = v
+        p = _skip(buf, p, q)
+        if k < 2 and (p >= q or buf[p] != 44):
+            return False
+    return p == q
+
+
+@njit(cache=True)
+def scan(buf, pos: int, line: int, eof: bool, max_line: int, lineinfo: bool, num_regs: int, grid, nwarps: int,
+         shmem_base: np.uint64, local_base: np.uint64, max_ctas: int,
+         keys, vals, op_bytes, op_off, memkind,
+         pc, mask, op, dst, src, mem_row, gspace, addr, warp_rec, ctas, res) -> int:
+    """Parse whole thread blocks from buf[pos:]; see the module docstring and the status codes."""
+    e = buf.shape[0]
+    cap_n = pc.shape[0]
+    cap_m = addr.shape[0]
+    cap_w = warp_rec.shape[0]
+    n = 0
+    nmem = 0
+    nw = 0
+    ncta = 0
+    res[:] = 0
+    res[R_POS] = pos
+    res[R_LINE] = line
+    warp_seen = np.zeros(nwarps, np.bool_)
+    xyz = np.zeros(3, np.int64)
+    status = CTAS
+    while ncta < max_ctas:
+        cta_line = line
+        # blank lines, then #BEGIN_TB
+        while True:
+            q = _line_end(buf, pos, e, eof, max_line)
+            if q == -1:
+                return NEED_MORE
+            if q == -2:
+                return SLOW
+            if pos == e:
+                res[R_POS] = pos
+                res[R_LINE] = line
+                return DONE
+            if not _blank(buf, pos, q):
+                break
+            pos = q + 1
+            line += 1
+        a = _skip(buf, pos, q)
+        if not _is_token(buf, a, _tok_end(buf, a, q), _BEGIN_TB) or _skip(buf, _tok_end(buf, a, q), q) != q:
+            return SLOW
+        pos = q + 1
+        line += 1
+        n0, m0, w0 = n, nmem, nw
+        warp_seen[:] = False
+        have_cta = False
+        warp = -1
+        nwarps_seen = 0
+        while True:
+            q = _line_end(buf, pos, e, eof, max_line)
+            if q == -1:
+                status = NEED_MORE
+                break
+            if q == -2 or pos == e:
+                status = SLOW
+                break
+            if _blank(buf, pos, q) or _starts(buf, pos, q, _CLUSTER):
+                pos = q + 1
+                line += 1
+                continue
+            a = _skip(buf, pos, q)
+            if _is_token(buf, a, _tok_end(buf, a, q), _END_TB):
+                if _skip(buf, _tok_end(buf, a, q), q) != q or not have_cta or nwarps_seen != nwarps:
+                    status = SLOW
+                    break
+                pos = q + 1
+                line += 1
+                break
+            if _starts(buf, pos, q, _THREAD_BLOCK):
+                if have_cta or not _cta_index(buf, pos, q, xyz):
+                    status = SLOW
+                    break
+                if xyz[0] >= grid[0] or xyz[1] >= grid[1] or xyz[2] >= grid[2]:
+                    status = SLOW
+                    break
+                have_cta = True
+                pos = q + 1
+                line += 1
+                continue
+            w = _key_value(buf, pos, q, _WARP)
+            if w < 0 or w >= nwarps or warp_seen[w]:
+                status = SLOW
+                break
+            warp = w
+            pos = q + 1
+            line += 1
+            # the 'insts = N' line (blank lines may come between)
+            while True:
+                q = _line_end(buf, pos, e, eof, max_line)
+                if q < 0 or pos == e or not _blank(buf, pos, q):
+                    break
+                pos = q + 1
+                line += 1
+            if q == -1:
+                status = NEED_MORE
+                break
+            if q == -2 or pos == e:
+                status = SLOW
+                break
+            count = _key_value(buf, pos, q, _INSTS)
+            if count < 0 or count > MAX_WARP_INSTS:
+                status = SLOW
+                break
+            pos = q + 1
+            line += 1
+            if nw >= cap_w or n + count > cap_n:
+                status = GROW
+                break
+            warp_rec[nw, 0] = warp
+            warp_rec[nw, 1] = n
+            warp_rec[nw, 2] = nmem
+            nw += 1
+            warp_seen[warp] = True
+            nwarps_seen += 1
+            status, pos, line, n, nmem = _warp_lines(
+                buf, pos, line, eof, max_line, count, lineinfo, num_regs, shmem_base, local_base,
+                keys, vals, op_bytes, op_off, memkind, pc, mask, op, dst, src, mem_row, gspace, addr,
+                n, nmem, res)
+            if status != CTAS:
+                break
+        if status != CTAS:
+            if status == GROW and ncta > 0:
+                status = CTAS                   # the next call starts with this block
+            return status
+        ctas[ncta, C_X] = xyz[0]
+        ctas[ncta, C_Y] = xyz[1]
+        ctas[ncta, C_Z] = xyz[2]
+        ctas[ncta, C_INST] = n0
+        ctas[ncta, C_MEM] = m0
+        ctas[ncta, C_WARP] = w0
+        ctas[ncta, C_LINE] = cta_line
+        ncta += 1
+        res[R_POS] = pos
+        res[R_LINE] = line
+        res[R_NCTA] = ncta
+        res[R_NINST] = n
+        res[R_NMEM] = nmem
+        res[R_NWARP] = nw
+        if cap_n - n < 64 or cap_m - nmem < 64 or cap_w - nw < nwarps:
+            return CTAS
+    return CTAS
+
+
+@njit(cache=True)
+def _warp_lines(buf, pos, line, eof, max_line, count, lineinfo, num_regs, shmem_base, local_base,
+                keys, vals, op_bytes, op_off, memkind, pc, mask, op, dst, src, mem_row, gspace, addr,
+                n, nmem, res):
+    """`count` instruction lines of one warp -> rows n.. of the columns."""
+    e = buf.shape[0]
+    cap_m = addr.shape[0]
+    row = 0
+    for _ in range(count):
+        q = _line_end(buf, pos, e, eof, max_line)
+        if q == -1:
+            return NEED_MORE, pos, line, n, nmem
+        if q < 0 or pos == e:
+            return SLOW, pos, line, n, nmem
+        p = _skip(buf, pos, q)
+        if lineinfo:
+            b = _tok_end(buf, p, q)
+            if not _is_int(buf, p, b):
+                return SLOW, pos, line, n, nmem
+            p = _skip(buf, b, q)
+        b = _tok_end(buf, p, q)
+        v, ok = _hex(buf, p, b, False)
+        if not ok or v > np.uint64(0xFFFFFFFF):
+            return SLOW, pos, line, n, nmem
+        pc[n] = np.uint32(v)
+        p = _skip(buf, b, q)
+        b = _tok_end(buf, p, q)
+        v, ok = _hex(buf, p, b, False)
+        if not ok or v > np.uint64(0xFFFFFFFF):
+            return SLOW, pos, line, n, nmem
+        m = np.uint32(v)
+        mask[n] = m
+        imask = int(m)
+        # destinations
+        p = _skip(buf, b, q)
+        b = _tok_end(buf, p, q)
+        if b - p != 1 or not 48 <= buf[p] <= 48 + MAX_DST:
+            return SLOW, pos, line, n, nmem
+        nd = int(buf[p]) - 48
+        for k in range(MAX_DST):
+            dst[n, k] = NO_REG
+        k = 0
+        for _d in range(nd):
+            p = _skip(buf, b, q)
+            b = _tok_end(buf, p, q)
+            r = _register(buf, p, b, num_regs)
+            if r == -2:
+                return SLOW, pos, line, n, nmem
+            if r != NO_REG:
+                dst[n, k] = r
+                k += 1
+        # opcode
+        p = _skip(buf, b, q)
+        b = _tok_end(buf, p, q)
+        if p == b:
+            return SLOW, pos, line, n, nmem
+        o = _lookup(buf, p, b, keys, vals, op_bytes, op_off)
+        if o < 0:
+            res[R_AUX0] = p
+            res[R_AUX1] = b
+            return NEW_OPCODE, pos, line, n, nmem
+        op[n] = o
+        mk = memkind[o]
+        # sources
+        p = _skip(buf, b, q)
+        b = _tok_end(buf, p, q)
+        if b - p != 1 or not 48 <= buf[p] <= 48 + MAX_SRC:
+            return SLOW, pos, line, n, nmem
+        ns = int(buf[p]) - 48
+        for k in range(MAX_SRC):
+            src[n, k] = NO_REG
+        k = 0
+        for _s in range(ns):
+            p = _skip(buf, b, q)
+            b = _tok_end(buf, p, q)
+            r = _register(buf, p, b, num_regs)
+            if r == -2:
+                return SLOW, pos, line, n, nmem
+            if r != NO_REG:
+                src[n, k] = r
+                k += 1
+        # memory width and addresses
+        p = _skip(buf, b, q)
+        b = _tok_end(buf, p, q)
+        if p == b:
+            return SLOW, pos, line, n, nmem
+        for i in range(p, b):
+            if not 48 <= buf[i] <= 57:
+                return SLOW, pos, line, n, nmem
+        has_addr = not (b - p == 1 and buf[p] == 48)
+        gspace[n] = GSPACE_TABLE
+        if mk:
+            if nmem >= cap_m:
+                return GROW, pos, line, n, nmem
+            mem_row[n] = row
+            row += 1
+            for lane in range(32):
+                addr[nmem, lane] = 0
+        else:
+            mem_row[n] = -1
+        first = np.uint64(0)
+        have_first = imask != 0
+        if has_addr:
+            p = _skip(buf, b, q)
+            b = _tok_end(buf, p, q)
+            if b - p != 1 or not 48 <= buf[p] <= 50:
+                return SLOW, pos, line, n, nmem
+            mode = int(buf[p]) - 48
+            if mode == 1:
+                p = _skip(buf, b, q)
+                b = _tok_end(buf, p, q)
+                base, ok = _hex(buf, p, b, False)
+                if not ok:
+                    return SLOW, pos, line, n, nmem
+                p = _skip(buf, b, q)
+                b = _tok_end(buf, p, q)
+                mag, neg, ok = _dec(buf, p, b, True)
+                if not ok:
+                    return SLOW, pos, line, n, nmem
+                run = _first_run(imask)
+                if run > 1 and mag > np.uint64(0):
+                    steps = np.uint64(run - 1)
+                    if neg and mag > base // steps:
+                        return SLOW, pos, line, n, nmem
+                    if not neg and mag > (_U64_MAX - base) // steps:
+                        return SLOW, pos, line, n, nmem
+                first = base
+                cur = base
+                i = 0
+                for lane in range(32):
+                    if (imask >> lane) & 1:
+                        if i < run:
+                            if mk:
+                                addr[nmem, lane] = cur
+                            cur = cur - mag if neg else cur + mag
+                        i += 1
+            elif mode == 2:
+                p = _skip(buf, b, q)
+                b = _tok_end(buf, p, q)
+                cur, ok = _hex(buf, p, b, False)
+                if not ok:
+                    return SLOW, pos, line, n, nmem
+                first = cur
+                i = 0
+                for lane in range(32):
+                    if (imask >> lane) & 1:
+                        if i > 0:
+                            p = _skip(buf, b, q)
+                            b = _tok_end(buf, p, q)
+                            mag, neg, ok = _dec(buf, p, b, True)
+                            if not ok:
+                                return SLOW, pos, line, n, nmem
+                            if neg:
+                                if mag > cur:
+                                    return SLOW, pos, line, n, nmem
+                                cur -= mag
+                            else:
+                                if mag > _U64_MAX - cur:
+                                    return SLOW, pos, line, n, nmem
+                                cur += mag
+                        if mk:
+                            addr[nmem, lane] = cur
+                        i += 1
+            else:
+                i = 0
+                for lane in range(32):
+                    if (imask >> lane) & 1:
+                        p = _skip(buf, b, q)
+                        b = _tok_end(buf, p, q)
+                        v, ok = _hex(buf, p, b, True)
+                        if not ok:
+                            return SLOW, pos, line, n, nmem
+                        if i == 0:
+                            first = v
+                        if mk:
+                            addr[nmem, lane] = v
+                        i += 1
+        if mk == 2:
+            if shmem_base == 0 or local_base == 0:
+                gspace[n] = _SHARED
+            elif not have_first:
+                gspace[n] = _GLOBAL
+            elif shmem_base <= first < local_base:
+                gspace[n] = _SHARED
+            elif local_base <= first < local_base + np.uint64(LOCAL_WINDOW):
+                gspace[n] = _LOCAL
+            else:
+                gspace[n] = _GLOBAL
+        if mk:
+            nmem += 1
+        # optional immediate, then the end of the line
+        p = _skip(buf, b, q)
+        if p < q:
+            b = _tok_end(buf, p, q)
+            if not _is_int(buf, p, b) or _skip(buf, b, q) != q:
+                return SLOW, pos, line, n, nmem
+        n += 1
+        pos = q + 1
+        line += 1
+    return CTAS, pos, line, n, nmem
