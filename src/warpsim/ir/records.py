@@ -126,6 +126,61 @@ class CtaTrace:
     def warp_instructions(self) -> int:
         return sum(len(w) for w in self.warps)
 
+    @property
+    def num_warps(self) -> int:
+        return len(self.warps)
+
+
+class PackedCta(CtaTrace):
+    """A CtaTrace kept as one set of CTA-wide columns (`cols`: its warps' WarpTraces concatenated,
+    `mem_row` still warp-local), with warp i at rows inst_starts[i]:inst_starts[i+1] and address
+    rows row_starts[i]:row_starts[i+1].
+
+    The trace readers produce these: per-warp arrays cost a few microseconds of numpy slicing
+    each, more than parsing a short warp, and the arena concatenates them again. The arena loads
+    the columns directly; `warps` is built on first use for everything else.
+    """
+
+    def __init__(self, cta: tuple[int, int, int], cols: WarpTrace, inst_starts: np.ndarray,
+                 row_starts: np.ndarray) -> None:
+        self.cta = cta
+        self.cols = cols
+        self.inst_starts = inst_starts
+        self.row_starts = row_starts
+        self._warps: list[WarpTrace] | None = None
+
+    @property  # type: ignore[override]
+    def warps(self) -> list[WarpTrace]:
+        if self._warps is None:
+            c, i, r = self.cols, self.inst_starts.tolist(), self.row_starts.tolist()
+            self._warps = [WarpTrace.empty() if i[k] == i[k + 1] else WarpTrace(
+                pc=c.pc[i[k]:i[k + 1]], mask=c.mask[i[k]:i[k + 1]], kind=c.kind[i[k]:i[k + 1]],
+                unit=c.unit[i[k]:i[k + 1]], lat=c.lat[i[k]:i[k + 1]], flags=c.flags[i[k]:i[k + 1]],
+                dst=c.dst[i[k]:i[k + 1]], src=c.src[i[k]:i[k + 1]], space=c.space[i[k]:i[k + 1]],
+                width=c.width[i[k]:i[k + 1]], mem_row=c.mem_row[i[k]:i[k + 1]],
+                addr=c.addr[r[k]:r[k + 1]]) for k in range(len(i) - 1)]
+        return self._warps
+
+    @warps.setter
+    def warps(self, value: list[WarpTrace]) -> None:
+        raise AttributeError("a PackedCta's warps are its columns; build a CtaTrace to change them")
+
+    @property
+    def warp_instructions(self) -> int:
+        return len(self.cols)
+
+    @property
+    def num_warps(self) -> int:
+        return len(self.inst_starts) - 1
+
+    @property
+    def warp_lengths(self) -> np.ndarray:
+        return np.diff(self.inst_starts)
+
+    @property
+    def warp_rows(self) -> np.ndarray:
+        return np.diff(self.row_starts)
+
 
 @dataclass
 class KernelInfo:

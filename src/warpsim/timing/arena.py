@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from warpsim.ir.records import MAX_DST, MAX_SRC, CtaTrace
+from warpsim.ir.records import MAX_DST, MAX_SRC, CtaTrace, PackedCta
 from warpsim.timing.state import (
     B_ADDR_LEN,
     B_ADDR_START,
@@ -67,9 +67,14 @@ class ArenaManager:
              wp: Warps, ct: Ctas, block_ids_of=None) -> None:
         """Copy CTAs into the arena as blocks `block_ids` (one per CTA). `block_ids_of` (sampling's
         basic-block log only) maps a warp's pcs to block id + 1 where a basic block starts, else 0."""
-        warps = [w for cta in ctas for w in cta.warps]
-        lens = np.fromiter((len(w) for w in warps), dtype=np.int64, count=len(warps))
-        arows = np.fromiter((w.addr.shape[0] for w in warps), dtype=np.int64, count=len(warps))
+        if block_ids_of is None and all(isinstance(c, PackedCta) for c in ctas):
+            warps: list = [c.cols for c in ctas]          # CTA-wide columns: one piece per CTA
+            lens = np.concatenate([c.warp_lengths for c in ctas]) if ctas else np.zeros(0, np.int64)
+            arows = np.concatenate([c.warp_rows for c in ctas]) if ctas else np.zeros(0, np.int64)
+        else:
+            warps = [w for cta in ctas for w in cta.warps]
+            lens = np.fromiter((len(w) for w in warps), dtype=np.int64, count=len(warps))
+            arows = np.fromiter((w.addr.shape[0] for w in warps), dtype=np.int64, count=len(warps))
         need_i, need_a = int(lens.sum()), int(arows.sum())
         self._make_room(need_i, need_a, wp, ct)
         i0, a0 = self.top_inst, self.top_addr
@@ -93,7 +98,7 @@ class ArenaManager:
         inst = i0
         addr = a0
         for cta, b in zip(ctas, block_ids, strict=True):
-            nw = len(cta.warps)
+            nw = cta.num_warps
             if nw > bl.warp_off.shape[1] - 1:
                 raise ValueError(f"CTA {cta.cta} has {nw} warps; at most 32 are supported")
             off = np.zeros(nw + 1, dtype=np.int64)

@@ -242,9 +242,9 @@ class Simulator:
             if cta is None:
                 kk[slot, K_MORE] = 0
                 break
-            if len(cta.warps) != run.info.warps_per_cta:
+            if cta.num_warps != run.info.warps_per_cta:
                 raise InputError(f"kernel {run.info.kernel_id} ({run.info.name}): CTA {cta.cta} has "
-                                 f"{len(cta.warps)} warps, the block shape needs {run.info.warps_per_cta}")
+                                 f"{cta.num_warps} warps, the block shape needs {run.info.warps_per_cta}")
             batch.append(cta)
             budget += cta.warp_instructions
         if budget >= QUEUED_INSTRUCTION_BUDGET:

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from warpsim.errors import InputError
 from warpsim.frontend.accelsim import TraceKernel, fastread, open_trace
 from warpsim.frontend.accelsim.lines import LineContext
+from warpsim.ir.records import PackedCta
 from warpsim.ir.sass import OpcodeDecoder
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fuzz"))
@@ -174,3 +175,15 @@ def test_duplicate_block_and_missing_block(tmp_path):
 def test_real_nvbit_trace_reads_the_same():
     for kernel in open_trace(LUD_DIR).kernels():
         _same(kernel.path)
+
+
+def test_warps_listed_out_of_order_and_packed_columns(tmp_path):
+    text = v5_header() + ("\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 1\ninsts = 1\n"
+                          "0010 ffffffff 0 EXIT 0 0 0\nwarp = 0\ninsts = 2\n"
+                          + "\n".join(GOOD_LINES[1:3]) + "\n#END_TB\n")
+    fast, err = _same(write(tmp_path, "kernel-3.traceg", text))
+    assert err is None and [len(w) for w in fast[0].warps] == [2, 1]
+    ordered, _ = _same(_kernel(tmp_path, "\n".join(GOOD_LINES), name="kernel-4.traceg"))
+    cta = ordered[0]
+    assert isinstance(cta, PackedCta) and cta.num_warps == 2 and cta.warp_instructions == len(GOOD_LINES)
+    assert list(cta.warp_lengths) == [len(GOOD_LINES), 0] and cta.warp_rows.sum() == cta.cols.addr.shape[0]

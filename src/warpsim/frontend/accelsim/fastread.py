@@ -22,7 +22,7 @@ import numpy as np
 from warpsim.errors import InputError
 from warpsim.frontend.accelsim import scan as sc
 from warpsim.frontend.accelsim.textio import is_compressed
-from warpsim.ir.records import MAX_DST, MAX_SRC, WARP_SIZE, CtaTrace, WarpTrace
+from warpsim.ir.records import MAX_DST, MAX_SRC, WARP_SIZE, CtaTrace, PackedCta, WarpTrace
 
 if TYPE_CHECKING:
     from warpsim.frontend.accelsim.reader import _CtaStream
@@ -95,12 +95,12 @@ class _Buffers:
         self.mem_row = np.zeros(insts, np.int32)
         self.gspace = np.zeros(insts, np.uint8)
         self.addr = np.zeros((mem_rows, WARP_SIZE), np.uint64)
-        self.warp_rec = np.zeros((warps, 3), np.int64)
+        self.warp_rec = np.zeros((warps + 1, 3), np.int64)        # one spare row for _build
         self.ctas = np.zeros((MAX_CTAS_PER_CALL, sc.C_COLS), np.int64)
         self.res = np.zeros(sc.RES_SIZE, np.int64)
 
     def grown(self) -> _Buffers:
-        return _Buffers(2 * self.pc.size, 2 * self.addr.shape[0], 2 * self.warp_rec.shape[0])
+        return _Buffers(2 * self.pc.size, 2 * self.addr.shape[0], 2 * (self.warp_rec.shape[0] - 1))
 
 
 class _Source:
@@ -216,19 +216,24 @@ def _build(out: _Buffers, ctx, nwarps: int) -> list[CtaTrace]:
         space[generic] = g[generic]
     dst, src, mem_row = out.dst[:n].copy(), out.src[:n].copy(), out.mem_row[:n].copy()
     addr = out.addr[:nmem].copy()
-    rec = out.warp_rec[:nw].tolist() + [[-1, n, nmem]]
+    rec = out.warp_rec[:nw + 1].copy()
+    rec[nw] = (-1, n, nmem)
     cta_rows = out.ctas[:ncta].tolist()
-    built = []
+    built: list[CtaTrace] = []
     for c, row in enumerate(cta_rows):
         w0 = row[sc.C_WARP]
         w1 = cta_rows[c + 1][sc.C_WARP] if c + 1 < ncta else nw
-        warps: list[WarpTrace | None] = [None] * nwarps
-        for i in range(w0, w1):
-            w, lo, r0 = rec[i]
-            _, hi, r1 = rec[i + 1]
-            warps[w] = WarpTrace.empty() if lo == hi else WarpTrace(
-                pc=pc[lo:hi], mask=mask[lo:hi], kind=kind[lo:hi], unit=unit[lo:hi], lat=lat[lo:hi],
-                flags=flags[lo:hi], dst=dst[lo:hi], src=src[lo:hi], space=space[lo:hi],
-                width=width[lo:hi], mem_row=mem_row[lo:hi], addr=addr[r0:r1])
-        built.append(CtaTrace(cta=(row[sc.C_X], row[sc.C_Y], row[sc.C_Z]), warps=warps))  # type: ignore[arg-type]
+        order = rec[w0:w1, 0]
+        lo, hi = int(rec[w0, 1]), int(rec[w1, 1])
+        r0, r1 = int(rec[w0, 2]), int(rec[w1, 2])
+        cols = WarpTrace(pc=pc[lo:hi], mask=mask[lo:hi], kind=kind[lo:hi], unit=unit[lo:hi], lat=lat[lo:hi],
+                         flags=flags[lo:hi], dst=dst[lo:hi], src=src[lo:hi], space=space[lo:hi],
+                         width=width[lo:hi], mem_row=mem_row[lo:hi], addr=addr[r0:r1])
+        packed = PackedCta((row[sc.C_X], row[sc.C_Y], row[sc.C_Z]), cols, rec[w0:w1 + 1, 1] - lo,
+                           rec[w0:w1 + 1, 2] - r0)
+        if np.array_equal(order, np.arange(nwarps)):
+            built.append(packed)
+        else:                                     # warps listed out of order: put them in place
+            warps = packed.warps
+            built.append(CtaTrace(cta=packed.cta, warps=[warps[k] for k in np.argsort(order)]))
     return built

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from warpsim.errors import InputError
+from warpsim.frontend.accelsim.compact import open_cache
 from warpsim.frontend.accelsim.fastread import fast_ctas, fast_path_enabled
 from warpsim.frontend.accelsim.header import TraceHeader, parse_header
 from warpsim.frontend.accelsim.kernelslist import KernelEntry, is_trace_file, parse_kernelslist
@@ -49,9 +50,10 @@ class TraceKernel:
     def __repr__(self) -> str:
         return f"TraceKernel({str(self.path)!r}, id={self.info.kernel_id}, name={self.info.name!r})"
 
-    def iter_ctas(self) -> Iterator[CtaTrace]:
-        """Yield the thread blocks in file order, one at a time (a generator: nothing is read early)."""
-        return _CtaStream(self.path, self.header).run()
+    def iter_ctas(self, use_cache: bool = True) -> Iterator[CtaTrace]:
+        """Yield the thread blocks in file order, one at a time (a generator: nothing is read early).
+        A compact copy (`warpsim trace --compact`, compact.py) is used when it matches the file."""
+        return _CtaStream(self.path, self.header).run(use_cache)
 
 
 class _CtaStream:
@@ -73,11 +75,19 @@ class _CtaStream:
     def error(self, message: str, text: str | None = None, line: int | None = None) -> InputError:
         return InputError(message, path=self.spath, line=self.lineno if line is None else line, text=text)
 
-    def run(self) -> Iterator[CtaTrace]:
-        """The compiled scanner where the text is canonical (fastread.py), else this reader."""
-        if not self.ctx.prefix and fast_path_enabled():
-            return fast_ctas(self, MAX_LINE_CHARS)
-        return self.slow_from(self.body_line, set())
+    def run(self, use_cache: bool = True) -> Iterator[CtaTrace]:
+        """The compact copy if there is a current one; else the compiled scanner where the text is
+        canonical (fastread.py), and this reader from the first thread block it does not accept."""
+        if not fast_path_enabled():
+            yield from self.slow_from(self.body_line, set())
+            return
+        cached = open_cache(self.path, self.info) if use_cache else None
+        if cached is not None:
+            yield from cached.iter_ctas()
+        elif self.ctx.prefix:
+            yield from self.slow_from(self.body_line, set())
+        else:
+            yield from fast_ctas(self, MAX_LINE_CHARS)
 
     def slow_from(self, start_line: int, seen: set[tuple[int, int, int]]) -> Iterator[CtaTrace]:
         """Read line by line from the thread block that starts after line `start_line`."""

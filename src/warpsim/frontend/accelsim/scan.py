@@ -300,7 +300,7 @@ def scan(buf, pos: int, line: int, eof: bool, max_line: int, lineinfo: bool, num
     e = buf.shape[0]
     cap_n = pc.shape[0]
     cap_m = addr.shape[0]
-    cap_w = warp_rec.shape[0]
+    cap_w = warp_rec.shape[0] - 1           # the last row is the caller's
     n = 0
     nmem = 0
     nw = 0
