@@ -2,6 +2,7 @@
 
     python benchmarks/functional/engine_speed.py sgemm            # SGEMM n=512 (the yardstick)
     python benchmarks/functional/engine_speed.py suite --size small [--json out.json]
+    python benchmarks/functional/engine_speed.py suite --size standard --compiled-only
 
 Thread instructions per CPU second of each engine on each workload (the whole host run, numpy
 checks off), and their ratio. CPU time, not wall time, so other load on the machine does not
@@ -51,6 +52,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=512)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--json")
+    ap.add_argument("--compiled-only", action="store_true",
+                    help="skip the numpy reference (standard sizes: it takes hours)")
     a = ap.parse_args()
     _warm()
     rows = []
@@ -61,7 +64,7 @@ def main() -> None:
         for wl in all_workloads():
             if a.only and wl.name not in a.only:
                 continue
-            rows.append(measure(wl.name, a.size, None))
+            rows.append(measure(wl.name, a.size, None, numpy_too=not a.compiled_only))
             print(json.dumps(rows[-1]), flush=True)
     for r in rows:
         sp = f"{r['speedup']:.1f}x" if "speedup" in r else "-"

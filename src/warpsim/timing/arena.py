@@ -9,6 +9,7 @@ only if that is not enough the arena grows.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from warpsim.ir.records import MAX_DST, MAX_SRC, CtaTrace, PackedCta
 from warpsim.timing.state import (
@@ -142,14 +143,9 @@ class ArenaManager:
         new_as = np.cumsum(alen) - alen
         ar = self.ar
         if live.size:
-            src_i = _ranges(info[live, B_INST_START], ilen)
-            src_a = _ranges(info[live, B_ADDR_START], alen)
-            shift_a = np.repeat(info[live, B_ADDR_START] - new_as, ilen)
-            moved = ar.inst[src_i]
-            mrow = moved[:, I_MROW].astype(np.int64)
-            moved[:, I_MROW] = np.where(mrow >= 0, mrow - shift_a, -1)
-            ar.inst[:src_i.size] = moved
-            ar.addr[:src_a.size] = ar.addr[src_a]
+            _move_down(ar.inst, info[live, B_INST_START], ilen, new_is,
+                       info[live, B_ADDR_START] - new_as, I_MROW)
+            _move_down(ar.addr, info[live, B_ADDR_START], alen, new_as, np.zeros_like(alen), -1)
         delta = np.zeros(info.shape[0], dtype=np.int64)
         delta[live] = info[live, B_INST_START] - new_is
         used = np.flatnonzero(wp.w[:, W_USED])
@@ -164,13 +160,19 @@ class ArenaManager:
         return self.top_inst, self.top_addr
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenation of arange(s, s + n) for each (s, n)."""
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-    return np.arange(total, dtype=np.int64) + offsets
+@njit(cache=True)
+def _move_down(rows, starts, lengths, new_starts, row_shift, shift_col: int) -> None:
+    """Move blocks of rows down in place (blocks sorted by start, new_starts <= starts, so a forward
+    copy never overwrites rows still to be moved); subtract row_shift[k] from column shift_col of
+    block k where it is >= 0 (memory-row pointers). In place: a copy of the live rows would double
+    the arena's peak memory (gigabytes when resident CTAs are long)."""
+    for k in range(starts.shape[0]):
+        s, n, d = starts[k], lengths[k], new_starts[k]
+        for i in range(n):
+            if s != d:
+                rows[d + i, :] = rows[s + i, :]
+            if shift_col >= 0 and rows[d + i, shift_col] >= 0:
+                rows[d + i, shift_col] -= row_shift[k]
 
 
 def _block_marks(warps, block_ids_of) -> np.ndarray:
