@@ -43,9 +43,6 @@ from warpsim.timing.state import (
     new_arena,
 )
 
-_COLUMNS = {"kind": I_KIND, "unit": I_UNIT, "lat": I_LAT, "flags": I_FLAGS, "space": I_SPACE,
-            "width": I_WIDTH}
-
 
 class ArenaManager:
     """Owns the Arena and Blocks tuples; the core only reads them (and clears Blocks.live)."""
@@ -81,17 +78,14 @@ class ArenaManager:
         i0, a0 = self.top_inst, self.top_addr
         ar = self.ar
         if need_i:
-            block = ar.inst[i0:i0 + need_i]
-            for name, col in _COLUMNS.items():
-                block[:, col] = np.concatenate([getattr(w, name) for w in warps])
-            block[:, I_MASK] = np.concatenate([w.mask for w in warps]).view(np.int32)
-            block[:, I_DST:I_DST + MAX_DST] = np.concatenate([w.dst for w in warps])
-            block[:, I_SRC:I_SRC + MAX_SRC] = np.concatenate([w.src for w in warps])
-            mrow = np.concatenate([w.mem_row for w in warps]).astype(np.int64)
-            row_base = np.repeat(a0 + np.cumsum(arows) - arows, lens)
-            block[:, I_MROW] = np.where(mrow >= 0, mrow + row_base, -1)
-            self.max_reg = max(self.max_reg, int(block[:, I_DST:I_SRC + MAX_SRC].max()))
-            block[:, I_BB] = 0 if block_ids_of is None else _block_marks(warps, block_ids_of)
+            def cat(name: str) -> np.ndarray:
+                return np.concatenate([getattr(w, name) for w in warps])
+
+            bb = np.zeros(0, np.int32) if block_ids_of is None else _block_marks(warps, block_ids_of)
+            top = _write_rows(ar.inst, i0, a0, lens, arows, cat("kind"), cat("unit"), cat("lat"),
+                              cat("flags"), cat("space"), cat("width"), cat("mask").view(np.int32),
+                              cat("dst"), cat("src"), cat("mem_row"), bb)
+            self.max_reg = max(self.max_reg, top)
         if need_a:
             ar.addr[a0:a0 + need_a] = np.concatenate([w.addr for w in warps])
         bl = self.bl
@@ -158,6 +152,38 @@ class ArenaManager:
         self.top_inst = int(ilen.sum())
         self.top_addr = int(alen.sum())
         return self.top_inst, self.top_addr
+
+
+@njit(cache=True)
+def _write_rows(inst, i0, a0, lens, arows, kind, unit, lat, flags, space, width, mask, dst, src,
+                mem_row, bb) -> int:
+    """Fill arena rows i0.. from concatenated warp columns in one pass (column-by-column numpy
+    assignment into the row-major arena touched every row 18 times); memory rows become arena
+    address rows (warp-local row + the warp's first row). Returns the highest register id."""
+    top = -1
+    i = 0
+    base = a0
+    for w in range(lens.shape[0]):
+        for _ in range(lens[w]):
+            r = inst[i0 + i]
+            r[I_KIND] = kind[i]
+            r[I_UNIT] = unit[i]
+            r[I_LAT] = lat[i]
+            r[I_FLAGS] = flags[i]
+            r[I_SPACE] = space[i]
+            r[I_WIDTH] = width[i]
+            r[I_MASK] = mask[i]
+            r[I_MROW] = mem_row[i] + base if mem_row[i] >= 0 else -1
+            for j in range(MAX_DST):
+                r[I_DST + j] = dst[i, j]
+                top = max(top, dst[i, j])
+            for j in range(MAX_SRC):
+                r[I_SRC + j] = src[i, j]
+                top = max(top, src[i, j])
+            r[I_BB] = bb[i] if bb.shape[0] else 0
+            i += 1
+        base += arows[w]
+    return top
 
 
 @njit(cache=True)

@@ -156,9 +156,9 @@ class Params(NamedTuple):
 
 
 def new_arena(n_inst: int, n_addr: int) -> Arena:
-    inst = np.zeros((n_inst, N_ICOLS), np.int32)
-    inst[:, I_DST:I_BB] = -1
-    return Arena(inst=inst, addr=np.zeros((n_addr, 32), np.uint64))
+    """Zeroed (calloc'd: pages stay unmapped until written). Every column of a row is written when
+    a CTA is loaded into it (arena.py), before anything reads it, so no other initial value."""
+    return Arena(inst=np.zeros((n_inst, N_ICOLS), np.int32), addr=np.zeros((n_addr, 32), np.uint64))
 
 
 def new_blocks(n: int) -> Blocks:
