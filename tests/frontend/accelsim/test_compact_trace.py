@@ -53,6 +53,10 @@ def test_round_trip_is_identical_and_skips_parsing(tmp_path, monkeypatch):
         assert isinstance(a, PackedCta) and a.num_warps == b.num_warps == 2
         assert all(x.equals(y) for x, y in zip(a.warps, b.warps, strict=True))
     assert cached[2].warps[0].addr.dtype == np.uint64 and len(cached[2].warps[0]) == 4
+    chunked = list(compact.CompactKernel(out).bind(TraceKernel(path).info).iter_ctas(chunk=2))
+    assert [c.cta for c in chunked] == [c.cta for c in text]                 # a chunk boundary inside
+    for a, b in zip(chunked, text, strict=True):
+        assert all(x.equals(y) for x, y in zip(a.warps, b.warps, strict=True))
 
 
 def test_text_reader_setting_ignores_the_copy(tmp_path, monkeypatch):

@@ -234,22 +234,41 @@ class CompactKernel:
         if (per != info.warps_per_cta).any():
             self._bad("a thread block with the wrong number of warps")
 
-    def iter_ctas(self) -> Iterator[PackedCta]:
+    def iter_ctas(self, chunk: int = 4096) -> Iterator[PackedCta]:
+        """The thread blocks in file order; warp boundaries relative to each block are computed for
+        `chunk` blocks at a time (per-block numpy calls dominate blocks of a hundred instructions)."""
         c = self.cols
         xyz = c["cta_xyz"].tolist()
-        cta_warp = c["cta_warp"].tolist()
+        cta_warp = c["cta_warp"]
         warp_inst, warp_row = c["warp_inst"], c["warp_row"]
-        cols = [c[n] for n in _WARP_COLUMNS]
+        pc, mask, kind, unit, lat, flags, dst, src, space, width, mem_row = (c[n] for n in _WARP_COLUMNS)
         addr = c["addr"]
-        for k, (x, y, z) in enumerate(xyz):
-            w0, w1 = cta_warp[k], cta_warp[k + 1]
-            starts, rows = warp_inst[w0:w1 + 1], warp_row[w0:w1 + 1]
-            lo, hi, r0, r1 = int(starts[0]), int(starts[-1]), int(rows[0]), int(rows[-1])
-            pc, mask, kind, unit, lat, flags, dst, src, space, width, mem_row = (a[lo:hi] for a in cols)
-            yield PackedCta((x, y, z), WarpTrace(pc=pc, mask=mask, kind=kind, unit=unit, lat=lat,
-                                                  flags=flags, dst=dst, src=src, space=space, width=width,
-                                                  mem_row=mem_row, addr=addr[r0:r1]),
-                            starts - lo, rows - r0)
+        nwarps = int(cta_warp[1] - cta_warp[0]) if len(xyz) else 0
+        for first in range(0, len(xyz), chunk):
+            last = min(first + chunk, len(xyz))
+            w = cta_warp[first:last + 1]
+            inst_lo, row_lo = warp_inst[w], warp_row[w]
+            span = slice(int(w[0]), int(w[-1]) + 1)
+            rel_inst = _relative(warp_inst[span], inst_lo, nwarps)
+            rel_row = _relative(warp_row[span], row_lo, nwarps)
+            bounds = np.stack([inst_lo, row_lo], axis=1).tolist()
+            for k in range(last - first):
+                lo, r0 = bounds[k]
+                hi, r1 = bounds[k + 1]
+                yield PackedCta(tuple(xyz[first + k]), WarpTrace(  # type: ignore[arg-type]
+                    pc=pc[lo:hi], mask=mask[lo:hi], kind=kind[lo:hi], unit=unit[lo:hi], lat=lat[lo:hi],
+                    flags=flags[lo:hi], dst=dst[lo:hi], src=src[lo:hi], space=space[lo:hi],
+                    width=width[lo:hi], mem_row=mem_row[lo:hi], addr=addr[r0:r1]), rel_inst[k], rel_row[k])
+
+
+def _relative(index: np.ndarray, block_lo: np.ndarray, nwarps: int) -> np.ndarray:
+    """[blocks, nwarps + 1] warp boundaries relative to each block's first row (every block has
+    nwarps warps: checked when the copy was opened)."""
+    nblocks = block_lo.size - 1
+    out = np.empty((nblocks, nwarps + 1), np.int64)
+    out[:, :nwarps] = index[:-1].reshape(nblocks, nwarps) - block_lo[:-1, None]
+    out[:, nwarps] = block_lo[1:] - block_lo[:-1]
+    return out
 
 
 def open_cache(trace_path: Path, info: KernelInfo) -> CompactKernel | None:
