@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from warpsim.ir.records import MAX_DST, MAX_SRC, NO_REG
+from warpsim.ir.records import NO_REG
 
 # statuses
 CTAS = 0          # stopped after max_ctas thread blocks or when the buffers filled: call again
@@ -155,6 +155,29 @@ def _register(buf, a: int, b: int, num_regs: int) -> int:
     if v <= num_regs:
         return v - 1
     return -2
+
+
+@njit(cache=True, inline="always")
+def _register_list(buf, b: int, q: int, num_regs: int, out, n: int):
+    """`count R.. R..` after position b -> out[n, :] (RZ dropped, NO_REG padded); (end, ok).
+    The count is one digit up to out's width (destinations: MAX_DST, sources: MAX_SRC)."""
+    p = _skip(buf, b, q)
+    b = _tok_end(buf, p, q)
+    if b - p != 1 or not 48 <= buf[p] <= 48 + out.shape[1]:
+        return b, False
+    for k in range(out.shape[1]):
+        out[n, k] = NO_REG
+    k = 0
+    for _ in range(int(buf[p]) - 48):
+        p = _skip(buf, b, q)
+        b = _tok_end(buf, p, q)
+        r = _register(buf, p, b, num_regs)
+        if r == -2:
+            return b, False
+        if r != NO_REG:
+            out[n, k] = r
+            k += 1
+    return b, True
 
 
 @njit(cache=True, inline="always")
@@ -466,24 +489,9 @@ def _warp_lines(buf, pos, line, eof, max_line, count, lineinfo, num_regs, shmem_
         m = np.uint32(v)
         mask[n] = m
         imask = int(m)
-        # destinations
-        p = _skip(buf, b, q)
-        b = _tok_end(buf, p, q)
-        if b - p != 1 or not 48 <= buf[p] <= 48 + MAX_DST:
+        b, ok = _register_list(buf, b, q, num_regs, dst, n)
+        if not ok:
             return SLOW, pos, line, n, nmem
-        nd = int(buf[p]) - 48
-        for k in range(MAX_DST):
-            dst[n, k] = NO_REG
-        k = 0
-        for _d in range(nd):
-            p = _skip(buf, b, q)
-            b = _tok_end(buf, p, q)
-            r = _register(buf, p, b, num_regs)
-            if r == -2:
-                return SLOW, pos, line, n, nmem
-            if r != NO_REG:
-                dst[n, k] = r
-                k += 1
         # opcode
         p = _skip(buf, b, q)
         b = _tok_end(buf, p, q)
@@ -496,24 +504,9 @@ def _warp_lines(buf, pos, line, eof, max_line, count, lineinfo, num_regs, shmem_
             return NEW_OPCODE, pos, line, n, nmem
         op[n] = o
         mk = memkind[o]
-        # sources
-        p = _skip(buf, b, q)
-        b = _tok_end(buf, p, q)
-        if b - p != 1 or not 48 <= buf[p] <= 48 + MAX_SRC:
+        b, ok = _register_list(buf, b, q, num_regs, src, n)
+        if not ok:
             return SLOW, pos, line, n, nmem
-        ns = int(buf[p]) - 48
-        for k in range(MAX_SRC):
-            src[n, k] = NO_REG
-        k = 0
-        for _s in range(ns):
-            p = _skip(buf, b, q)
-            b = _tok_end(buf, p, q)
-            r = _register(buf, p, b, num_regs)
-            if r == -2:
-                return SLOW, pos, line, n, nmem
-            if r != NO_REG:
-                src[n, k] = r
-                k += 1
         # memory width and addresses
         p = _skip(buf, b, q)
         b = _tok_end(buf, p, q)
