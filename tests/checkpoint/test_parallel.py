@@ -1,0 +1,80 @@
+"""Parallel simulation from per-launch checkpoints: same result for any worker count, merged in
+launch order, and sampled representatives simulated independently."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from warpsim import api
+from warpsim.errors import InputError
+
+WL = "polybench/fdtd2d"
+
+
+def _strip(doc: dict) -> dict:
+    doc = json.loads(json.dumps(doc))
+    for key in ("wall_seconds", "sim_rate_kips"):
+        doc["total"].pop(key, None)
+    return doc
+
+
+@pytest.fixture(scope="module")
+def one_worker():
+    return api.simulate(WL, memory_model="fixed", parallel=True, workers=1).document
+
+
+def test_merged_in_launch_order_with_running_launch_cycles(one_worker):
+    ks = one_worker["kernels"]
+    assert [k["id"] for k in ks] == list(range(1, 13))
+    assert ks[0]["launch_cycle"] == 0
+    for a, b in zip(ks, ks[1:], strict=False):
+        assert b["launch_cycle"] == a["end_cycle"]
+    assert one_worker["total"]["cycles"] == sum(k["cycles"] for k in ks)
+    assert one_worker["parallel"]["approximation"].startswith("each kernel simulated alone")
+
+
+def test_fixed_latency_kernels_match_the_serial_run(one_worker):
+    """The fixed model has no caches to warm: each kernel alone takes what it takes in sequence."""
+    serial = api.simulate(WL, memory_model="fixed").document
+    assert [k["cycles"] for k in one_worker["kernels"]] == [k["cycles"] for k in serial["kernels"]]
+    assert one_worker["total"]["warp_instructions"] == serial["total"]["warp_instructions"]
+
+
+@pytest.mark.slow
+def test_two_worker_processes_give_the_identical_document(one_worker):
+    two = api.simulate(WL, memory_model="fixed", parallel=True, workers=2).document
+    assert _strip(two) == _strip(one_worker)
+
+
+def test_sampled_representatives_run_independently():
+    doc = api.simulate(WL, memory_model="fixed", sample="pks", workers=1).document
+    serial = api.simulate(WL, memory_model="fixed", sample="pks").document
+    assert [k["id"] for k in doc["kernels"]] == [k["id"] for k in serial["kernels"]]
+    assert [k["provenance"] for k in doc["kernels"]] == [k["provenance"] for k in serial["kernels"]]
+    simulated = [k for k in doc["kernels"] if k["provenance"] == "simulated"]
+    assert 0 < len(simulated) < 12
+
+
+def test_refusals_are_clear():
+    with pytest.raises(InputError, match="--parallel"):
+        api.simulate(WL, memory_model="fixed", workers=2)
+    with pytest.raises(InputError, match="cannot run in parallel"):
+        api.simulate(WL, memory_model="fixed", sample="photon-warp", workers=1)
+    with pytest.raises(InputError, match="do not combine"):
+        api.simulate(WL, memory_model="fixed", parallel=True, fast_forward=2)
+
+
+def test_dask_missing_says_how_to_install(monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_distributed(name, *a, **k):
+        if name == "distributed":
+            raise ImportError(name)
+        return real(name, *a, **k)
+    monkeypatch.setattr(builtins, "__import__", no_distributed)
+    with pytest.raises(InputError, match=r"pip install 'warpsim\[dask\]'"):
+        api.simulate(WL, memory_model="fixed", parallel=True, dask="local")
