@@ -41,7 +41,6 @@ def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa
                       workers: int | None, dask: str | None, parallel: bool, started: float):
     from warpsim.api import Simulation
     from warpsim.results import result_document
-    from warpsim.sampling import driver
 
     if not isinstance(target, str | Path) or isa != "ptx":
         raise InputError("parallel simulation needs a trace or bundled workload target with --isa ptx "
@@ -60,6 +59,8 @@ def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa
     outcome, sources = None, []
     chosen = cmds
     if sample != "full":
+        from warpsim.sampling import driver
+
         if isinstance(profile, str | Path):
             from warpsim.sampling.readers import read_profile
 
@@ -77,6 +78,8 @@ def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa
     out = merge(outs, memcpy_bytes=sum(c.nbytes for c in cmds if isinstance(c, Memcpy)))
     out.wall_seconds = time.perf_counter() - started
     if outcome is not None:
+        from warpsim.sampling import driver
+
         driver.finish(outcome, out)
     doc = result_document(out, cfg, workload=name, overrides=list(overrides), wall_seconds=out.wall_seconds)
     doc["parallel"] = {"mode": "independent kernels", "approximation": APPROXIMATION}
@@ -108,11 +111,8 @@ def run_tasks(spec: dict, cmds: list, tasks: list[int], *, workers: int, dask: s
             return client.gather(futures)
         finally:
             client.close()
-    if workers == 1:
-        try:
-            return [run_task(spec, i, _memory(cmds[i])) for i in tasks]
-        finally:
-            _STREAMS.clear()
+    if workers == 1:           # in this process, on its own stream (its replica only moves forward)
+        return [run_task(spec, i, _memory(cmds[i]), cmds) for i in tasks]
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         futures = [pool.submit(run_task, spec, i, _memory(cmds[i])) for i in tasks]
@@ -133,12 +133,13 @@ def _stream(spec: dict) -> list:
     return cmds
 
 
-def run_task(spec: dict, index: int, memory: tuple[np.ndarray, int] | None):
-    """Simulate launch `index` of the stream alone (module docstring). Runs in a worker."""
+def run_task(spec: dict, index: int, memory: tuple[np.ndarray, int] | None, cmds: list | None = None):
+    """Simulate launch `index` of the stream alone (module docstring). Runs in a worker, which
+    builds the command stream once (`cmds`: the caller's own, when it runs tasks itself)."""
     from warpsim.checkpoint.stream import ptx_source, set_replica_memory
     from warpsim.timing.gpu import simulate as run_timing
 
-    cmds = _stream(spec)
+    cmds = _stream(spec) if cmds is None else cmds
     if index >= len(cmds) or isinstance(cmds[index], Memcpy):
         raise InputError(f"parallel task: command {index + 1} of {spec['target']} is not a launch here "
                          "(the worker's command stream differs from the main process's)")
