@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -176,3 +177,16 @@ def test_cli_checkpoint_then_resume(tmp_path):
     assert _strip(json.loads(a.read_text())) == _strip(json.loads(b.read_text()))
     res = CliRunner().invoke(app, [*common, "--resume", str(tmp_path / "missing.wsckpt")])
     assert isinstance(res.exception, InputError) and "checkpoint file not found" in str(res.exception)
+
+
+def test_trace_driven_checkpoint_resumes_identically(tmp_path):
+    """Traces hold addresses, not data: the checkpoint has no device memory, only the model state."""
+    trace = str(Path(__file__).resolve().parents[2] / "examples" / "vecadd")
+    path = tmp_path / "vecadd.wsckpt"
+    full = api.simulate(trace, checkpoint_at=2, checkpoint_file=path).document
+    manifest, arrays = read_checkpoint(path)
+    assert manifest["device_memory"]["kind"] == "none" and "device.heap" not in arrays
+    assert manifest["identity"]["workload"]["kind"] == "trace"
+    resumed = api.simulate(trace, resume=path).document
+    assert _strip(resumed) == _strip(full)
+    assert resumed["kernels"][1]["launch_cycle"] == full["kernels"][0]["end_cycle"] > 0
