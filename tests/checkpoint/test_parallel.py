@@ -78,3 +78,14 @@ def test_dask_missing_says_how_to_install(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_distributed)
     with pytest.raises(InputError, match=r"pip install 'warpsim\[dask\]'"):
         api.simulate(WL, memory_model="fixed", parallel=True, dask="local")
+
+
+def test_trace_kernels_in_parallel_match_serial_at_fixed_latency():
+    from pathlib import Path
+
+    trace = str(Path(__file__).resolve().parents[2] / "examples" / "vecadd")
+    par = api.simulate(trace, memory_model="fixed", parallel=True, workers=1).document
+    serial = api.simulate(trace, memory_model="fixed").document
+    pairs = [(k["id"], k["cycles"]) for k in serial["kernels"]]
+    assert [(k["id"], k["cycles"]) for k in par["kernels"]] == pairs
+    assert par["total"]["memcpy_bytes"] == serial["total"]["memcpy_bytes"] == 2 * 262144

@@ -2,8 +2,8 @@
 
 A task is one launch: where it is in the command stream, and (execution-driven workloads) the device
 memory it starts from. The main process moves the timing replica forward launch by launch and cuts a
-memory image for each task; a worker (a spawned process, or a Dask task) rebuilds the command
-stream once, puts the image under the launch and simulates that launch alone:
+memory image for each task (checkpoint/tasks.py); a worker (a spawned process, or a Dask task)
+rebuilds the launch from the task alone and simulates it:
 - on an idle GPU, from cycle 0, with a freshly built timing model;
 - whose L2 has been warmed by every host-to-device copy before the launch in the command stream,
   in order (as a serial run warms it), but holds nothing earlier kernels left behind, and whose
@@ -33,7 +33,6 @@ APPROXIMATION = ("each kernel simulated alone from cycle 0 on an idle GPU; L2 wa
                  "running sum of kernel cycles")
 CONTROLLED = ("pkp", "pkp-inst", "pka")       # per-kernel controllers a worker can build on its own
 SELECTING = ("pks", "pka", "photon-kernel")   # kernel selection made in the main process
-_STREAMS: dict = {}                           # worker side: command streams by task spec
 
 
 def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa: str, overrides: list,
@@ -69,10 +68,8 @@ def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa
                                                pkp_overrides=pkp, photon_overrides=photon,
                                                target_error=target_error / 100)
     keep = {id(c) for c in chosen if not isinstance(c, Memcpy)}
-    spec = {"target": str(target), "size": size, "sizes": sizes, "cfg": cfg,
-            "memory_model": memory_model, "ts_interval": int(ts_interval),
-            "pkp": (sample, pkp) if sample in CONTROLLED else None,
-            "profile": False}
+    spec = {"target": str(target), "cfg": cfg, "memory_model": memory_model, "ts_interval": int(ts_interval),
+            "pkp": (sample, pkp) if sample in CONTROLLED else None}
     tasks = [i for i, c in enumerate(cmds) if id(c) in keep]
     outs = run_tasks(spec, cmds, tasks, workers=workers or os.cpu_count() or 1, dask=dask)
     out = merge(outs, memcpy_bytes=sum(c.nbytes for c in cmds if isinstance(c, Memcpy)))
@@ -90,15 +87,11 @@ def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa
     return Simulation(output=out, document=doc, gpu=cfg)
 
 
-def _memory(cmd):
-    from warpsim.checkpoint.stream import ptx_source, replica_memory
+def run_tasks(spec: dict, cmds: list, indices: list[int], *, workers: int, dask: str | None) -> list:
+    """Each task's SimOutput, in launch order (tasks are cut here, in launch order, as they go)."""
+    from warpsim.checkpoint.tasks import make_tasks
 
-    src = ptx_source(cmd)
-    return replica_memory(src) if src is not None else None
-
-
-def run_tasks(spec: dict, cmds: list, tasks: list[int], *, workers: int, dask: str | None) -> list:
-    """Each task's SimOutput, in task order (memory images cut here, in launch order)."""
+    tasks = make_tasks(cmds, indices)
     if dask is not None:
         from warpsim.campaign.dask_executor import import_distributed
 
@@ -107,50 +100,23 @@ def run_tasks(spec: dict, cmds: list, tasks: list[int], *, workers: int, dask: s
                                                               processes=True))
                   if dask == "local" else distributed.Client(dask))
         try:
-            futures = [client.submit(run_task, spec, i, _memory(cmds[i]), pure=False) for i in tasks]
-            return client.gather(futures)
+            return client.gather([client.submit(run_task, spec, t, pure=False) for t in tasks])
         finally:
             client.close()
-    if workers == 1:           # in this process, on its own stream (its replica only moves forward)
-        return [run_task(spec, i, _memory(cmds[i]), cmds) for i in tasks]
+    if workers == 1:
+        return [run_task(spec, t) for t in tasks]
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = [pool.submit(run_task, spec, i, _memory(cmds[i])) for i in tasks]
+        futures = [pool.submit(run_task, spec, t) for t in tasks]
         return [f.result() for f in futures]
 
 
-def _stream(spec: dict) -> list:
-    from warpsim.api import load_commands
-
-    key = (spec["target"], spec["size"], repr(sorted((spec["sizes"] or {}).items())), spec["profile"])
-    cmds = _STREAMS.get(key)
-    if cmds is None:
-        found, _ = load_commands(spec["target"], size=spec["size"], sizes=spec["sizes"],
-                                 profile=spec["profile"])
-        cmds = list(found)
-        _STREAMS.clear()
-        _STREAMS[key] = cmds
-    return cmds
-
-
-def run_task(spec: dict, index: int, memory: tuple[np.ndarray, int] | None, cmds: list | None = None):
-    """Simulate launch `index` of the stream alone (module docstring). Runs in a worker, which
-    builds the command stream once (`cmds`: the caller's own, when it runs tasks itself)."""
-    from warpsim.checkpoint.stream import ptx_source, set_replica_memory
+def run_task(spec: dict, task):
+    """Simulate one launch alone (module docstring). Runs in a worker."""
+    from warpsim.checkpoint.tasks import task_command
     from warpsim.timing.gpu import simulate as run_timing
 
-    cmds = _stream(spec) if cmds is None else cmds
-    if index >= len(cmds) or isinstance(cmds[index], Memcpy):
-        raise InputError(f"parallel task: command {index + 1} of {spec['target']} is not a launch here "
-                         "(the worker's command stream differs from the main process's)")
-    cmd = cmds[index]
-    if memory is not None:
-        src = ptx_source(cmd)
-        if src is None:
-            raise InputError(f"parallel task: command {index + 1} of {spec['target']} is not "
-                             "execution-driven in the worker")
-        set_replica_memory(src, memory[0], memory[1], f"<memory image of launch {index + 1}>")
-    warm = [c for c in cmds[:index] if isinstance(c, Memcpy)]
+    cmd = task_command(task, spec["target"])
     controller = None
     if spec["pkp"] is not None:
         from warpsim.sampling.driver import pkp_params
@@ -158,6 +124,7 @@ def run_task(spec: dict, index: int, memory: tuple[np.ndarray, int] | None, cmds
 
         method, overrides = spec["pkp"]
         controller = PkpController(pkp_params(method, **(overrides or {})))
+    warm = [Memcpy(addr, nbytes) for addr, nbytes in task.warm]
     return run_timing([*warm, cmd], spec["cfg"], ts_interval=spec["ts_interval"],
                       memory_model=spec["memory_model"], controller=controller)
 
