@@ -42,7 +42,6 @@ def test_fixed_latency_kernels_match_the_serial_run(one_worker):
     assert one_worker["total"]["warp_instructions"] == serial["total"]["warp_instructions"]
 
 
-@pytest.mark.slow
 def test_two_worker_processes_give_the_identical_document(one_worker):
     two = api.simulate(WL, memory_model="fixed", parallel=True, workers=2).document
     assert _strip(two) == _strip(one_worker)

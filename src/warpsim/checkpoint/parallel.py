@@ -2,8 +2,8 @@
 
 A task is one launch: where it is in the command stream, and (execution-driven workloads) the device
 memory it starts from. The main process moves the timing replica forward launch by launch and cuts a
-memory image for each task (checkpoint/tasks.py); a worker (a spawned process, or a Dask task)
-rebuilds the launch from the task alone and simulates it:
+memory image for each task (checkpoint/tasks.py); a worker (a process forked from a warm fork
+server, or a Dask task) rebuilds the launch from the task alone and simulates it:
 - on an idle GPU, from cycle 0, with a freshly built timing model;
 - whose L2 has been warmed by every host-to-device copy before the launch in the command stream,
   in order (as a serial run warms it), but holds nothing earlier kernels left behind, and whose
@@ -105,10 +105,20 @@ def run_tasks(spec: dict, cmds: list, indices: list[int], *, workers: int, dask:
             client.close()
     if workers == 1:
         return [run_task(spec, t) for t in tasks]
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = [pool.submit(run_task, spec, t) for t in tasks]
-        return [f.result() for f in futures]
+    # a fork server that loads the compiled code once (warmup.py); workers fork from it warm
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["warpsim.checkpoint.warmup"])
+    before = os.environ.get("WARPSIM_WARM_MODEL")
+    os.environ["WARPSIM_WARM_MODEL"] = spec["memory_model"] or spec["cfg"].memory_model
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures = [pool.submit(run_task, spec, t) for t in tasks]
+            return [f.result() for f in futures]
+    finally:
+        if before is None:
+            os.environ.pop("WARPSIM_WARM_MODEL", None)
+        else:
+            os.environ["WARPSIM_WARM_MODEL"] = before
 
 
 def run_task(spec: dict, task):
