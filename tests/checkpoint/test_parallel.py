@@ -88,3 +88,15 @@ def test_trace_kernels_in_parallel_match_serial_at_fixed_latency():
     pairs = [(k["id"], k["cycles"]) for k in serial["kernels"]]
     assert [(k["id"], k["cycles"]) for k in par["kernels"]] == pairs
     assert par["total"]["memcpy_bytes"] == serial["total"]["memcpy_bytes"] == 2 * 262144
+
+
+def test_cli_parallel(tmp_path, one_worker):
+    from typer.testing import CliRunner
+
+    from warpsim.cli import app
+
+    out = tmp_path / "p.json"
+    res = CliRunner().invoke(app, ["sim", WL, "--memory-model", "fixed", "--parallel", "--workers", "1", "-q",
+                                   "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    assert _strip(json.loads(out.read_text())) == _strip(one_worker)
