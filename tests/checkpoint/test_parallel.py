@@ -100,3 +100,32 @@ def test_cli_parallel(tmp_path, one_worker):
                                    "--json", str(out)])
     assert res.exit_code == 0, res.output
     assert _strip(json.loads(out.read_text())) == _strip(one_worker)
+
+
+def test_dask_path_with_a_stand_in_client(monkeypatch, one_worker):
+    """The Dask glue (submit in launch order, gather, close) against a synchronous stand-in."""
+    import sys
+    import types
+
+    calls = []
+
+    class Client:
+        def __init__(self, where):
+            calls.append(("client", where))
+
+        def submit(self, fn, *args, pure=True):
+            calls.append(("submit", pure))
+            return fn(*args)
+
+        def gather(self, futures):
+            return list(futures)
+
+        def close(self):
+            calls.append(("close",))
+
+    stub = types.SimpleNamespace(Client=Client, LocalCluster=lambda **kw: ("local", kw["n_workers"]))
+    monkeypatch.setitem(sys.modules, "distributed", stub)
+    doc = api.simulate(WL, memory_model="fixed", parallel=True, dask="tcp://scheduler:8786").document
+    assert _strip(doc) == _strip(one_worker)
+    assert calls[0] == ("client", "tcp://scheduler:8786") and calls[-1] == ("close",)
+    assert calls.count(("submit", False)) == 12
