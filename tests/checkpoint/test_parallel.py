@@ -103,7 +103,7 @@ def test_cli_parallel(tmp_path, one_worker):
 
 
 def test_dask_path_with_a_stand_in_client(monkeypatch, one_worker):
-    """The Dask glue (submit in launch order, gather, close) against a synchronous stand-in."""
+    """The Dask glue (submit in launch order, results, close) against a synchronous stand-in."""
     import sys
     import types
 
@@ -114,11 +114,12 @@ def test_dask_path_with_a_stand_in_client(monkeypatch, one_worker):
             calls.append(("client", where))
 
         def submit(self, fn, *args, pure=True):
-            calls.append(("submit", pure))
-            return fn(*args)
+            from concurrent.futures import Future
 
-        def gather(self, futures):
-            return list(futures)
+            calls.append(("submit", pure))
+            f = Future()
+            f.set_result(fn(*args))
+            return f
 
         def close(self):
             calls.append(("close",))
@@ -129,3 +130,30 @@ def test_dask_path_with_a_stand_in_client(monkeypatch, one_worker):
     assert _strip(doc) == _strip(one_worker)
     assert calls[0] == ("client", "tcp://scheduler:8786") and calls[-1] == ("close",)
     assert calls.count(("submit", False)) == 12
+
+
+def test_tasks_in_flight_are_bounded_and_results_keep_launch_order():
+    from concurrent.futures import Future
+
+    from warpsim.checkpoint.parallel import _windowed
+
+    made, live, peak = [], [], [0]
+
+    def tasks():
+        for i in range(10):
+            made.append(i)
+            yield i
+
+    def submit(i):
+        f = Future()
+        f.set_result(i * i)
+        live.append(f)
+        peak[0] = max(peak[0], len(live))
+        return f
+
+    def result(f):
+        live.remove(f)
+        return f.result()
+
+    assert _windowed(submit, tasks(), 3, result) == [i * i for i in range(10)]
+    assert peak[0] == 3 and made == list(range(10))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
+from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -100,7 +101,8 @@ def run_tasks(spec: dict, cmds: list, indices: list[int], *, workers: int, dask:
                                                               processes=True))
                   if dask == "local" else distributed.Client(dask))
         try:
-            return client.gather([client.submit(run_task, spec, t, pure=False) for t in tasks])
+            return _windowed(lambda t: client.submit(run_task, spec, t, pure=False), tasks, 2 * workers,
+                             lambda f: f.result())
         finally:
             client.close()
     if workers == 1:
@@ -112,13 +114,27 @@ def run_tasks(spec: dict, cmds: list, indices: list[int], *, workers: int, dask:
     os.environ["WARPSIM_WARM_MODEL"] = spec["memory_model"] or spec["cfg"].memory_model
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            futures = [pool.submit(run_task, spec, t) for t in tasks]
-            return [f.result() for f in futures]
+            return _windowed(lambda t: pool.submit(run_task, spec, t), tasks, 2 * workers,
+                             lambda f: f.result())
     finally:
         if before is None:
             os.environ.pop("WARPSIM_WARM_MODEL", None)
         else:
             os.environ["WARPSIM_WARM_MODEL"] = before
+
+
+def _windowed(submit, tasks, window: int, result) -> list:
+    """Results in task order, with at most `window` tasks (and their memory images) in flight:
+    memory stays bounded by the window, not the launch count."""
+    out: list = []
+    pending: deque = deque()
+    for task in tasks:
+        pending.append(submit(task))
+        if len(pending) >= window:
+            out.append(result(pending.popleft()))
+    while pending:
+        out.append(result(pending.popleft()))
+    return out
 
 
 def run_task(spec: dict, task):
