@@ -190,3 +190,18 @@ def test_trace_driven_checkpoint_resumes_identically(tmp_path):
     resumed = api.simulate(trace, resume=path).document
     assert _strip(resumed) == _strip(full)
     assert resumed["kernels"][1]["launch_cycle"] == full["kernels"][0]["end_cycle"] > 0
+
+
+def test_resumed_run_leaves_memory_as_the_uninterrupted_run(monkeypatch, tmp_path):
+    """Launches after the checkpoint replay on the restored memory: the replica ends the same."""
+    seen = _capture_commands(monkeypatch)
+    path = tmp_path / "mem.wsckpt"
+    api.simulate(WL, memory_model="fixed", checkpoint_at=9, checkpoint_file=path)
+    api.simulate(WL, memory_model="fixed", resume=path)
+    full, resumed = (next(c for c in cmds if hasattr(c, "replay")).replay for cmds in seen)
+    top = full.dev.top
+    assert resumed.dev.top == top
+    assert np.array_equal(full.dev.heap[:top], resumed.dev.heap[:top])
+    # the launches before the checkpoint were not run again on the resumed replica
+    assert [s.next_cta > 0 for s in resumed.sources] == [False] * 8 + [True] * 4
+    assert all(s.next_cta > 0 for s in full.sources)
