@@ -97,14 +97,18 @@ def run_tasks(spec: dict, cmds: list, indices: list[int], *, workers: int, dask:
         from warpsim.campaign.dask_executor import import_distributed
 
         distributed = import_distributed()
-        client = (distributed.Client(distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                                              processes=True))
-                  if dask == "local" else distributed.Client(dask))
+        cluster = (distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True)
+                   if dask == "local" else None)
+        client = distributed.Client(cluster if cluster is not None else dask)
         try:
-            return _windowed(lambda t: client.submit(run_task, spec, t, pure=False), tasks, 2 * workers,
+            info = client.scheduler_info() if hasattr(client, "scheduler_info") else {}
+            window = 2 * max(workers, len(info.get("workers", {})))
+            return _windowed(lambda t: client.submit(run_task, spec, t, pure=False), tasks, window,
                              lambda f: f.result())
         finally:
             client.close()
+            if cluster is not None:
+                cluster.close()
     if workers == 1:
         return [run_task(spec, t) for t in tasks]
     # a fork server that loads the compiled code once (warmup.py); workers fork from it warm
