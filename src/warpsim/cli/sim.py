@@ -191,7 +191,8 @@ def sim(
                                        "N worker processes (sampled representatives, or every kernel with "
                                        "--parallel); results identical for any N"),
     dask: str | None = typer.Option(None, "--dask", help="run those kernel simulations on a Dask cluster "
-                                    "(scheduler address, or 'local'; needs pip install 'warpsim[dask]')"),
+                                    "(scheduler address, or 'local'; needs the optional extra: "
+                                    "pip install 'warpsim\\[dask]')"),
     parallel: bool = typer.Option(False, "--parallel", help="full simulation with every kernel independent "
                                   "(warm-L2 approximation, docs/checkpoints.md)"),
 ) -> None:
