@@ -157,3 +157,14 @@ def test_tasks_in_flight_are_bounded_and_results_keep_launch_order():
 
     assert _windowed(submit, tasks(), 3, result) == [i * i for i in range(10)]
     assert peak[0] == 3 and made == list(range(10))
+
+
+@pytest.mark.parametrize("method", ["pkp", "pka"])
+def test_pkp_controllers_per_task_match_the_serial_sampled_run(method):
+    """Each task gets its own PKP controller; at fixed latency the stops and projections are the
+    serial run's exactly."""
+    serial = api.simulate(WL, memory_model="fixed", sample=method).document
+    par = api.simulate(WL, memory_model="fixed", sample=method, workers=1).document
+    assert [(k["id"], k["cycles"], k["provenance"]) for k in par["kernels"]] == \
+        [(k["id"], k["cycles"], k["provenance"]) for k in serial["kernels"]]
+    assert par["total"]["cycles"] == serial["total"]["cycles"]
