@@ -205,3 +205,13 @@ def test_resumed_run_leaves_memory_as_the_uninterrupted_run(monkeypatch, tmp_pat
     # the launches before the checkpoint were not run again on the resumed replica
     assert [s.next_cta > 0 for s in resumed.sources] == [False] * 8 + [True] * 4
     assert all(s.next_cta > 0 for s in full.sources)
+
+
+def test_checkpoint_missing_an_array_is_corrupt(uninterrupted, tmp_path):
+    _, path, _, _ = uninterrupted
+    manifest, _ = read_checkpoint(path)
+    cut = tmp_path / "cut.wsckpt"
+    _rewrite_manifest(path, cut, arrays=[a for a in manifest["arrays"] if a != "g0.g"])
+    with pytest.raises(InputError, match="corrupt checkpoint: simulator state incomplete") as e:
+        api.simulate(WL, memory_model=manifest["identity"]["memory_model"], resume=cut)
+    assert str(cut) in str(e.value)

@@ -48,7 +48,11 @@ class CheckpointHooks:
         if self.resume is None:
             return 0
         manifest, arrays, where = self.resume
-        restore(sim, manifest["simulator"], arrays, where)
+        try:
+            restore(sim, manifest["simulator"], arrays, where)
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"corrupt checkpoint: simulator state incomplete ({e!r} missing or wrong)",
+                             path=where) from None
         return int(manifest["position"]["cycle"])
 
     def before_launch(self, sim, cmd, cycle: int) -> None:
