@@ -82,7 +82,11 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
              memory_model: str | None = None, size: str = "tiny", sizes: dict | None = None, progress=None,
              workload_name: str | None = None, sample: str = "full", profile=None,
              pkp: dict | None = None, photon: dict | None = None, target_error: float = 2.0,
-             started: float | None = None, isa: str = "ptx", timeout_s: float | None = None) -> Simulation:
+             started: float | None = None, isa: str = "ptx", timeout_s: float | None = None,
+             checkpoint_at: int | str | None = None, checkpoint_file: str | Path | None = None,
+             checkpoint_caches: bool = True, resume: str | Path | None = None,
+             fast_forward: int = 0, workers: int | None = None, dask: str | None = None,
+             parallel: bool = False) -> Simulation:
     """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc.
 
     `sample` picks a sampled-simulation method (see `warpsim.sampling.methods.METHODS`); `profile`
@@ -93,6 +97,10 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     value, e.g. when the command line started) or from this call, imports and compilation included.
     A full simulation does not import the sampling methods (scikit-learn, scipy).
     `isa="sass"` simulates bundled workloads' SASS instead of their PTX (docs/sass.md).
+    `checkpoint_at` (launch number or kernel name) saves `checkpoint_file` before that launch,
+    `resume` continues from one, `fast_forward` runs the first N launches functionally only
+    (docs/checkpoints.md); `workers`/`dask`/`parallel` simulate kernels concurrently from their
+    checkpoints (warpsim.checkpoint.parallel).
     """
     t0 = time.perf_counter() if started is None else started
     from warpsim.config import load_gpu
@@ -112,11 +120,32 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
                                        isa=isa, binary_version=cfg.compute_capability)
     else:
         commands, name = target, workload_name or "commands"
+    hooks = None
+    checkpointing = checkpoint_at is not None or resume is not None or fast_forward
+    if workers is not None or dask is not None or parallel:
+        from warpsim.checkpoint.parallel import simulate_parallel
+
+        if checkpointing:
+            raise InputError("--workers/--dask/--parallel do not combine with --checkpoint-at, --resume or "
+                             "--fast-forward", key="workers")
+        return simulate_parallel(target, commands, cfg, name=workload_name or name, size=size, sizes=sizes,
+                                 isa=isa, overrides=list(overrides), memory_model=memory_model,
+                                 ts_interval=ts_interval, sample=sample, profile=profile, pkp=pkp,
+                                 photon=photon, target_error=target_error, workers=workers, dask=dask,
+                                 parallel=parallel, started=t0)
+    if checkpointing:
+        commands, hooks = _checkpointing(target, commands, cfg, name=workload_name or name, size=size,
+                                         sizes=sizes, isa=isa, overrides=overrides,
+                                         memory_model=memory_model, ts_interval=ts_interval, sample=sample,
+                                         checkpoint_at=checkpoint_at, checkpoint_file=checkpoint_file,
+                                         caches=checkpoint_caches, resume=resume, fast_forward=fast_forward)
     if sample == "full":
         tracker = _tracker(progress, commands, target, None)
         out = run_timing(commands, cfg, max_cycles=max_cycles, ts_interval=ts_interval,
                          memory_model=memory_model, progress=tracker and tracker.on_progress,
-                         controller=tracker, timeout_s=timeout_s)
+                         controller=tracker, timeout_s=timeout_s, hooks=hooks)
+        if hooks is not None and not out.truncated:
+            hooks.check_reached()
         wall = time.perf_counter() - t0
         doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),
                               wall_seconds=wall)
@@ -141,6 +170,35 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),
                           wall_seconds=wall)
     return Simulation(output=out, document=sampled_document(doc, outcome, sources), gpu=cfg)
+
+
+def _checkpointing(target, commands, cfg, *, name, size, sizes, isa, overrides, memory_model, ts_interval,
+                   sample, checkpoint_at, checkpoint_file, caches, resume, fast_forward):
+    """The positioned command stream and the save/restore hooks (warpsim.checkpoint)."""
+    from warpsim.checkpoint.identity import run_identity
+    from warpsim.checkpoint.run import checkpointed_stream
+
+    if sample != "full":
+        raise InputError("--checkpoint-at, --resume and --fast-forward work with --sample full", key="sample")
+    if isa != "ptx":
+        raise InputError("checkpoints support --isa ptx only", key="isa")
+    if not isinstance(target, str | Path):
+        if checkpoint_at is not None or resume is not None:
+            raise InputError("checkpoints need a trace or bundled workload target (to record and check "
+                             "its identity), not a command list", key="target")
+        from warpsim.checkpoint.run import CheckpointHooks, CommandStream
+
+        stream = CommandStream(commands, fast_forward=int(fast_forward or 0))
+        return stream, CheckpointHooks(stream, {})
+    if resume is not None and fast_forward:
+        raise InputError("--resume continues from the checkpoint's position; --fast-forward does not "
+                         "apply", key="fast_forward")
+    identity = run_identity(target=target, name=name, size=size, sizes=sizes, isa=isa, cfg=cfg,
+                            overrides=overrides, memory_model=memory_model or cfg.memory_model,
+                            ts_interval=ts_interval)
+    return checkpointed_stream(commands, identity, checkpoint_at=checkpoint_at,
+                               checkpoint_path=checkpoint_file, caches=caches, resume=resume,
+                               fast_forward=int(fast_forward or 0))
 
 
 def _tracker(progress, commands, target, inner):

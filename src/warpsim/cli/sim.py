@@ -123,6 +123,13 @@ def _duration(s: float) -> str:
     return f"{s:.0f} s" if s < 90 else f"{s / 60:.0f} min" if s < 5400 else f"{s / 3600:.1f} h"
 
 
+def _checkpoint_path(given: Path | None, at: str | None, target: str) -> Path | None:
+    if given is not None or at is None:
+        return given
+    stem = Path(target.rstrip("/")).name.replace(".", "_") or "run"
+    return Path(f"{stem}.launch{at}.wsckpt")
+
+
 @app.command()
 def sim(
     target: str = typer.Argument(..., help="kernelslist.g, a .traceg[.xz], a trace directory or a bundled "
@@ -168,6 +175,26 @@ def sim(
                             "emits (docs/sass.md)"),
     per_pc: Path | None = typer.Option(None, "--per-pc", help="SASS mode: write per-instruction issue "
                                        "counts beside their PTX lines (CSV)"),
+    checkpoint_at: str | None = typer.Option(None, "--checkpoint-at", help="save a checkpoint before this "
+                                             "launch (number, 1-based, or a kernel name: its first launch; "
+                                             "docs/checkpoints.md)"),
+    checkpoint_file: Path | None = typer.Option(None, "--checkpoint-file", help="where --checkpoint-at "
+                                                "writes (default: <workload>.launch<K>.wsckpt)"),
+    checkpoint_caches: bool = typer.Option(True, "--checkpoint-caches/--no-checkpoint-caches",
+                                           help="save the memory system (L2 contents, DRAM state); without "
+                                           "it a resumed run starts with cold caches and its cycles differ"),
+    resume: Path | None = typer.Option(None, "--resume", help="continue from a checkpoint file (same "
+                                       "target, --gpu, --set, --size and --memory-model)"),
+    fast_forward: int = typer.Option(0, "--fast-forward", min=0, help="run the first N launches "
+                                     "functionally only (no timing), then time the rest"),
+    workers: int | None = typer.Option(None, "--workers", min=1, help="simulate kernels independently in "
+                                       "N worker processes (sampled representatives, or every kernel with "
+                                       "--parallel); results identical for any N"),
+    dask: str | None = typer.Option(None, "--dask", help="run those kernel simulations on a Dask cluster "
+                                    "(scheduler address, or 'local'; needs the optional extra: "
+                                    "pip install 'warpsim\\[dask]')"),
+    parallel: bool = typer.Option(False, "--parallel", help="full simulation with every kernel independent "
+                                  "(warm-L2 approximation, docs/checkpoints.md)"),
 ) -> None:
     """Simulate every kernel at cycle level (or a sample of the work, `--sample`) and report cycles,
     time, IPC, occupancy and stalls."""
@@ -218,9 +245,15 @@ def sim(
                           ts_interval=interval, memory_model=memory, size=preset, sizes=sizes, progress=view,
                           sample=sample, profile=profile, started=STARTED, timeout_s=timeout,
                           pkp={"threshold_pct": pkp_threshold} if sample in PKP_METHODS + ("auto",) else None,
-                          target_error=target_error)
+                          target_error=target_error, checkpoint_at=checkpoint_at,
+                          checkpoint_file=_checkpoint_path(checkpoint_file, checkpoint_at, target),
+                          checkpoint_caches=checkpoint_caches, resume=resume, fast_forward=fast_forward,
+                          workers=workers, dask=dask, parallel=parallel)
     doc = result.document
     err = C.err_console()
+    if checkpoint_at is not None and not quiet:
+        err.print(f"checkpoint written: {_checkpoint_path(checkpoint_file, checkpoint_at, target)} "
+                  f"(before launch {checkpoint_at})", highlight=False)
     if per_pc is not None:
         from warpsim.frontend.sass.perpc import write_per_pc_csv
 

@@ -355,7 +355,10 @@ class Simulator:
 
     def run(self, commands: Iterable[Memcpy | KernelSource], *, max_cycles: int | None = None,
             progress: ProgressFn | None = None, controller: Controller | None = None,
-            timeout_s: float | None = None) -> SimOutput:
+            timeout_s: float | None = None, start_cycle: int = 0,
+            before_launch: Callable | None = None) -> SimOutput:
+        """`start_cycle` is where a resumed run (warpsim.checkpoint) launches its first command;
+        `before_launch(sim, command, cycle)` is called before each kernel launch (checkpoints)."""
         wall0 = time.perf_counter()
         check_limits(max_cycles, timeout_s)
         pending = iter(commands)
@@ -377,6 +380,8 @@ class Simulator:
                     if self.running and (self.serial or len(self.running) >= self.kslots
                                          or cmd.info.stream in stream_busy):
                         return
+                    if before_launch is not None:
+                        before_launch(self, cmd, t)
                     slot = self.launch(cmd, t)
                     stream_busy[cmd.info.stream] = slot
                     if controller is not None:
@@ -387,7 +392,7 @@ class Simulator:
         if controller is not None and every < 1:
             raise InputError(f"sampling controller interval must be >= 1 cycle, got {every}")
         next_check = every if every else int(INF)
-        launch_more(0)
+        launch_more(int(start_cycle))
         while self.running:
             status = core.run(min(t_stop, next_check), *self._args())
             t = int(self.g0.g[G_CYCLE])
@@ -478,8 +483,12 @@ def check_limits(max_cycles: int | None, timeout_s: float | None, ts_interval: i
 def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int | None = None,
              ts_interval: int = 500, memory_model: str | None = None,
              progress: ProgressFn | None = None, issue_log: int = 0,
-             controller: Controller | None = None, timeout_s: float | None = None) -> SimOutput:
+             controller: Controller | None = None, timeout_s: float | None = None,
+             hooks=None) -> SimOutput:
     """Simulate a command stream (memcpys and kernel launches) on a GPU description.
+
+    `hooks` (warpsim.checkpoint.run.CheckpointHooks) restores a saved state before the run
+    (`hooks.setup(sim)` returns the cycle to resume at) and saves one before a chosen launch.
 
     `issue_log` > 0 records (cycle, warp slot, arena index) of that many first issues. A run cut by
     `max_cycles` (core cycles) or `timeout_s` (wall-clock seconds, checked inside the compiled loop
@@ -497,8 +506,10 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
     was_enabled = gc.isenabled()
     gc.disable()
     try:
+        start = hooks.setup(sim) if hooks is not None else 0
         out = sim.run(commands, max_cycles=max_cycles, progress=progress, controller=controller,
-                      timeout_s=timeout_s)
+                      timeout_s=timeout_s, start_cycle=start,
+                      before_launch=hooks.before_launch if hooks is not None else None)
         compile_notice.mark_compiled(model)
         return out
     finally:

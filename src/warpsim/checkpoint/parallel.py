@@ -1,0 +1,201 @@
+"""Kernels simulated concurrently, each from its own in-memory checkpoint (docs/checkpoints.md).
+
+A task is one launch: where it is in the command stream, and (execution-driven workloads) the device
+memory it starts from. The main process moves the timing replica forward launch by launch and cuts a
+memory image for each task (checkpoint/tasks.py); a worker (a process forked from a warm fork
+server, or a Dask task) rebuilds the launch from the task alone and simulates it:
+- on an idle GPU, from cycle 0, with a freshly built timing model;
+- whose L2 has been warmed by every host-to-device copy before the launch in the command stream,
+  in order (as a serial run warms it), but holds nothing earlier kernels left behind, and whose
+  DRAM row buffers are closed. This is the warm-cache approximation `--parallel` states: each
+  kernel's cycles are what it takes after the program's copies, not after its predecessor.
+Results are merged in launch order: launch cycles are the running sum of the kernel cycles, and
+the time series is concatenated likewise. A task's result depends only on its launch and image,
+so the merged result is bit-identical whatever the number of workers or how tasks are handed out.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from warpsim.errors import InputError
+from warpsim.ir.records import Memcpy
+
+APPROXIMATION = ("each kernel simulated alone from cycle 0 on an idle GPU; L2 warmed by the host-to-device "
+                 "copies before it (in order), nothing left by earlier kernels; launch cycles are the "
+                 "running sum of kernel cycles")
+CONTROLLED = ("pkp", "pkp-inst", "pka")       # per-kernel controllers a worker can build on its own
+SELECTING = ("pks", "pka", "photon-kernel")   # kernel selection made in the main process
+
+
+def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa: str, overrides: list,
+                      memory_model, ts_interval: int, sample: str, profile, pkp, photon, target_error: float,
+                      workers: int | None, dask: str | None, parallel: bool, started: float):
+    from warpsim.api import Simulation
+    from warpsim.results import result_document
+
+    if not isinstance(target, str | Path) or isa != "ptx":
+        raise InputError("parallel simulation needs a trace or bundled workload target with --isa ptx "
+                         "(workers rebuild its command stream)", key="workers")
+    if sample == "full" and not parallel:
+        raise InputError("--workers/--dask simulate sampled representatives (--sample pks, pka, "
+                         "photon-kernel, pkp) or, with --parallel, every kernel under a warm-L2 "
+                         "approximation (docs/checkpoints.md)", key="parallel")
+    if sample != "full" and sample not in CONTROLLED + SELECTING:
+        raise InputError(f"--sample {sample} cannot run in parallel (its controller spans kernels); "
+                         f"parallel sampling supports {', '.join(sorted(set(CONTROLLED + SELECTING)))}",
+                         key="sample")
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers must be >= 1, got {workers}", key="workers")
+    cmds = list(commands)
+    outcome, sources = None, []
+    chosen = cmds
+    if sample != "full":
+        from warpsim.sampling import driver
+
+        if isinstance(profile, str | Path):
+            from warpsim.sampling.readers import read_profile
+
+            profile = read_profile(profile)
+        chosen, outcome, sources = driver.plan(cmds, sample, cfg, workload=name, profile=profile,
+                                               pkp_overrides=pkp, photon_overrides=photon,
+                                               target_error=target_error / 100)
+    keep = {id(c) for c in chosen if not isinstance(c, Memcpy)}
+    spec = {"target": str(target), "cfg": cfg, "memory_model": memory_model, "ts_interval": int(ts_interval),
+            "pkp": (sample, pkp) if sample in CONTROLLED else None}
+    tasks = [i for i, c in enumerate(cmds) if id(c) in keep]
+    outs = run_tasks(spec, cmds, tasks, workers=workers or os.cpu_count() or 1, dask=dask)
+    out = merge(outs, memcpy_bytes=sum(c.nbytes for c in cmds if isinstance(c, Memcpy)))
+    out.wall_seconds = time.perf_counter() - started
+    if outcome is not None:
+        from warpsim.sampling import driver
+
+        driver.finish(outcome, out)
+    doc = result_document(out, cfg, workload=name, overrides=list(overrides), wall_seconds=out.wall_seconds)
+    doc["parallel"] = {"mode": "independent kernels", "approximation": APPROXIMATION}
+    if outcome is not None:
+        from warpsim.sampling.document import sampled_document
+
+        doc = sampled_document(doc, outcome, sources)
+    return Simulation(output=out, document=doc, gpu=cfg)
+
+
+def run_tasks(spec: dict, cmds: list, indices: list[int], *, workers: int, dask: str | None) -> list:
+    """Each task's SimOutput, in launch order (tasks are cut here, in launch order, as they go)."""
+    from warpsim.checkpoint.tasks import make_tasks
+
+    tasks = make_tasks(cmds, indices)
+    if dask is not None:
+        from warpsim.campaign.dask_executor import import_distributed
+
+        distributed = import_distributed()
+        cluster = (distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True)
+                   if dask == "local" else None)
+        client = distributed.Client(cluster if cluster is not None else dask)
+        try:
+            info = client.scheduler_info() if hasattr(client, "scheduler_info") else {}
+            window = 2 * max(workers, len(info.get("workers", {})))
+            return _windowed(lambda t: client.submit(run_task, spec, t, pure=False), tasks, window,
+                             lambda f: f.result())
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    if workers == 1:
+        return [run_task(spec, t) for t in tasks]
+    # a fork server that loads the compiled code once (warmup.py); workers fork from it warm
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["warpsim.checkpoint.warmup"])
+    before = os.environ.get("WARPSIM_WARM_MODEL")
+    os.environ["WARPSIM_WARM_MODEL"] = spec["memory_model"] or spec["cfg"].memory_model
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            return _windowed(lambda t: pool.submit(run_task, spec, t), tasks, 2 * workers,
+                             lambda f: f.result())
+    finally:
+        if before is None:
+            os.environ.pop("WARPSIM_WARM_MODEL", None)
+        else:
+            os.environ["WARPSIM_WARM_MODEL"] = before
+
+
+def _windowed(submit, tasks, window: int, result) -> list:
+    """Results in task order, with at most `window` tasks (and their memory images) in flight:
+    memory stays bounded by the window, not the launch count."""
+    out: list = []
+    pending: deque = deque()
+    for task in tasks:
+        pending.append(submit(task))
+        if len(pending) >= window:
+            out.append(result(pending.popleft()))
+    while pending:
+        out.append(result(pending.popleft()))
+    return out
+
+
+def run_task(spec: dict, task):
+    """Simulate one launch alone (module docstring). Runs in a worker."""
+    from warpsim.checkpoint.tasks import task_command
+    from warpsim.timing.gpu import simulate as run_timing
+
+    cmd = task_command(task, spec["target"])
+    controller = None
+    if spec["pkp"] is not None:
+        from warpsim.sampling.driver import pkp_params
+        from warpsim.sampling.pkp import PkpController
+
+        method, overrides = spec["pkp"]
+        controller = PkpController(pkp_params(method, **(overrides or {})))
+    warm = [Memcpy(addr, nbytes) for addr, nbytes in task.warm]
+    return run_timing([*warm, cmd], spec["cfg"], ts_interval=spec["ts_interval"],
+                      memory_model=spec["memory_model"], controller=controller)
+
+
+def merge(outs: list, *, memcpy_bytes: int):
+    """One SimOutput of single-kernel runs, in launch order (module docstring)."""
+    from warpsim.timing.gpu import SimOutput
+    from warpsim.timing.state import (
+        TS_CYCLE,
+        TS_DRAM_BUSY,
+        TS_FINISHED_CTAS,
+        TS_L2_ACCESSES,
+        TS_L2_MISSES,
+        TS_TINST,
+        TS_WINST,
+    )
+
+    kernels, series = [], []
+    offset = 0
+    cum = np.zeros(0, np.int64)
+    stalls: dict[str, int] = {}
+    adds = (TS_CYCLE, TS_WINST, TS_TINST, TS_FINISHED_CTAS, TS_L2_ACCESSES, TS_L2_MISSES, TS_DRAM_BUSY)
+    for o in outs:
+        for r in o.kernels:
+            kernels.append(replace(r, launch_cycle=r.launch_cycle + offset, end_cycle=r.end_cycle + offset))
+        ts = np.array(o.timeseries, dtype=np.int64, copy=True)
+        if cum.size == 0:
+            cum = np.zeros(ts.shape[1], np.int64)
+        if ts.size:
+            ts[:, adds] += cum[list(adds)]
+            series.append(ts)
+            cum[list(adds)] = ts[-1, list(adds)]
+        cum[TS_CYCLE] = offset + o.total_cycles
+        offset += o.total_cycles
+        for k, v in o.stalls.items():
+            stalls[k] = stalls.get(k, 0) + v
+    first = outs[0] if outs else None
+    return SimOutput(
+        kernels=kernels, total_cycles=offset, warp_instructions=sum(o.warp_instructions for o in outs),
+        thread_instructions=sum(o.thread_instructions for o in outs), stalls=stalls,
+        timeseries=np.concatenate(series) if series else np.zeros((0, 9), np.int64), wall_seconds=0.0,
+        memory_model=first.memory_model if first else "fixed", truncated=any(o.truncated for o in outs),
+        memcpy_bytes=memcpy_bytes, dram_busy_per_cycle=first.dram_busy_per_cycle if first else 0.0,
+        ts_interval=max((o.ts_interval for o in outs), default=0))
