@@ -190,7 +190,7 @@ def _is_token(buf, a: int, b: int, text) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def opcode_hash(buf, a: int, b: int) -> np.uint64:
     h = _FNV_OFFSET
     for i in range(a, b):
