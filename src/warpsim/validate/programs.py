@@ -39,8 +39,10 @@ CALIBRATION_PROGRAMS: dict[tuple[str, str], tuple[Reproduction, ...]] = {
     (SDK, "scan"): (R("sdk/scan", {"CYCLES": 1}, note="defaults, 1 cycle"),),
     (SDK, "histogram"): (R("sdk/histogram", {"RUNS": 1}, note="defaults, 1 timed run"),),
     (ROD, "backprop"): (R("rodinia/backprop", {"INPUTS": 65_536}),),
-    (ROD, "hotspot"): (R("rodinia/hotspot", {"ROWS": 512, "PYRAMID": 2, "ITERS": 2},
-                         note="512 2 2: grid 512, pyramid height 2, 2 steps"),),
+    # 1024 2 2, not 512: the GV100 counters of this kernel (gv100_rodinia_hw_perf.csv) read
+    # 262,144 DRAM sectors = temperature + power of a 1024 x 1024 grid (512: 65,536)
+    (ROD, "hotspot"): (R("rodinia/hotspot", {"ROWS": 1024, "PYRAMID": 2, "ITERS": 2},
+                         note="1024 2 2: grid 1024, pyramid height 2, 2 steps"),),
     (ROD, "lud"): (R("rodinia/lud", {"N": 256}, note="-s 256"),),
     (ROD, "nw"): (R("rodinia/nw", {"N": 2048, "PENALTY": 10}),),
     (ROD, "srad_v1"): (R("rodinia/srad_v1", {"NITER": 100, "NR": 502, "NC": 458}),),
