@@ -92,8 +92,8 @@ def bench_bandwidths_core(gpu, scale: float = 1.0) -> list[BenchResult]:
     n_inst = max(16, int(64 * scale))
     k = T.strided(4, n_inst, space=MemSpace.SHARED, base=0, warps=32, name="shared_bw")
     bw = stream_rate(gpu, k, 32 * n_inst * 128)
-    out.append(BenchResult("shared_bandwidth", "B/cycle/SM", bw, peak["shared"][0], HARDWARE["shared_bandwidth"],
-                           peak["shared"][1] + " (through the SM core)"))
+    out.append(BenchResult("shared_bandwidth", "B/cycle/SM", bw, peak["shared"][0],
+                           HARDWARE["shared_bandwidth"], peak["shared"][1] + " (through the SM core)"))
     loads = max(4, int(16 * scale))
     k = T.streaming(n_sm, 16, loads, 16, T.GLOBAL_BASE, footprint=2 << 20, bypass_l1=True, name="l2_bw")
     bw = stream_rate(gpu, k, n_sm * 16 * loads * 512, [Memcpy(T.GLOBAL_BASE, 2 << 20)])
