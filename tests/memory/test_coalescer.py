@@ -27,24 +27,34 @@ def run(mask, addrs, width):
     return a[:n].tolist(), [int(x) & 0xFFFFFFFF for x in b[:n]], s[:n].tolist()
 
 
-def test_unit_stride_is_one_full_sector_per_subwarp():
+def test_unit_stride_is_four_full_sectors():
     base = 0x1000
     addr, bm, sub = run(FULL, base + 4 * np.arange(32), 4)
     assert addr == [base, base + 32, base + 64, base + 96]
     assert bm == [0xFFFFFFFF] * 4
-    assert sub == [0, 1, 2, 3]
+    assert sub == [0, 0, 0, 0]
 
 
-def test_stride_8_bytes_gives_two_half_filled_sectors_per_subwarp():
+def test_stride_8_bytes_gives_eight_half_filled_sectors():
     addr, bm, _ = run(FULL, 8 * np.arange(32), 4)
     assert len(addr) == 8
     assert addr[:2] == [0, 32]
     assert bm[0] == 0x0F0F0F0F      # bytes 0-3, 8-11, 16-19, 24-27
 
 
-def test_same_sector_in_two_subwarps_is_two_requests():
+def test_a_sector_shared_by_the_whole_warp_is_one_request():
     addr, _, sub = run(FULL, np.zeros(32), 4)      # every lane reads address 0
-    assert addr == [0, 0, 0, 0] and sub == [0, 1, 2, 3]
+    assert addr == [0] and sub == [0]
+
+
+def test_misaligned_16_wide_rows_merge_across_the_warp():
+    """Two rows of a 16 x 16 block, 16 floats each starting 8 B into a sector (hotspot's tiles):
+    each row spans 3 sectors, 6 per warp; 8-lane sub-warps would ask for 2 + 2 per row, 8."""
+    base = 0x10000 + 8
+    lanes = np.arange(32)
+    addrs = base + (lanes // 16) * 4096 + (lanes % 16) * 4
+    addr, _, _ = run(FULL, addrs, 4)
+    assert addr == [0x10000, 0x10020, 0x10040, 0x11000, 0x11020, 0x11040]
 
 
 def test_unaligned_16_byte_access_straddles_two_sectors():
@@ -56,8 +66,8 @@ def test_unaligned_16_byte_access_straddles_two_sectors():
 def test_inactive_lanes_and_line_grouping():
     mask = (1 << 0) | (1 << 1) | (1 << 9)
     addr, _, sub = run(mask, [300, 100, 0, 0, 0, 0, 0, 0, 0, 4096], 4)
-    assert addr == [96, 288, 4096]                 # sorted within sub-warp 0, then sub-warp 1
-    assert sub == [0, 0, 1]
+    assert addr == [96, 288, 4096]                 # sorted over the whole warp
+    assert sub == [0, 0, 0]
 
 
 def test_random_pattern_matches_numpy_reference():
@@ -71,7 +81,7 @@ def test_random_pattern_matches_numpy_reference():
         for lane in range(32):
             if mask >> lane & 1:
                 for byte in range(int(addrs[lane]), int(addrs[lane]) + width):
-                    key = (lane // 8, byte // 32 * 32)
+                    key = (0, byte // 32 * 32)
                     ref[key] = ref.get(key, 0) | (1 << (byte % 32))
         got = {(s, a): m for s, a, m in zip(sub, addr, bm, strict=True)}
         assert got == ref

@@ -154,3 +154,16 @@ def test_deterministic(qv100):
     assert [k.cycles for k in a.kernels] == [k.cycles for k in b.kernels]
     assert [k.memory for k in a.kernels] == [k.memory for k in b.kernels]
     assert np.array_equal(a.timeseries, b.timeseries)
+
+
+def test_one_sm_moves_at_most_one_l1_port_per_cycle(qv100):
+    """32 warps of one SM (8 per sub-core) read L1-resident 512 B chunks / conflict-free shared
+    words: the four LDST units share one port of l1d.banks x 32 B = 128 B per cycle (TITAN V:
+    l1_bw_64f 122.8, l1_bw_128 116.4 B/cycle/SM). Before the port was shared it measured 426."""
+    port = qv100.l1d.banks * 32
+    k = T.streaming(1, 32, 32, 16, BASE, footprint=16 * 1024, name="l1_bw")
+    l1 = mc.stream_rate(qv100, k, 32 * 32 * 512, [Memcpy(BASE, 16 * 1024)])
+    k = T.strided(4, 32, space=MemSpace.SHARED, base=0, warps=32, name="shared_bw")
+    shared = mc.stream_rate(qv100, k, 32 * 32 * 128)
+    assert 0.85 * port < l1 <= port
+    assert 0.85 * port < shared <= port

@@ -20,7 +20,7 @@ def test_bank_conflict_sweep_is_1x_to_32x(qv100):
 
 
 def test_uncoalesced_stride_sector_counts(qv100):
-    # hand-computed: 8 lanes x 4 B per sub-warp cover 32 B x (stride / 4) up to 8 sectors
+    # hand-computed: 32 lanes x 4 B at stride s cover 32 B x (s / 4) sectors, at most one per lane
     assert [mb.expected_sectors(s) for s in (4, 8, 16, 32, 64, 128)] == [4, 8, 16, 32, 32, 32]
     got = [r.measured for r in mb.stride_sweep(qv100, n_inst=8)]
     assert got == [4.0, 8.0, 16.0, 32.0, 32.0, 32.0]

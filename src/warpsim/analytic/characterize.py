@@ -78,7 +78,7 @@ class KernelChar:
     sp_flops: float = 0.0
     dp_flops: float = 0.0
     mem: dict[str, float] = field(default_factory=dict)   # "<space>_<kind>" -> warp instructions
-    requests: float = 0.0          # sector requests of global/local/tex/atomic accesses (sub-warp)
+    requests: float = 0.0          # sector requests of global/local/tex/atomic accesses (per warp)
     sectors: float = 0.0           # distinct sectors per instruction, summed
     lines: float = 0.0             # 128 B lines per instruction, summed (LDST tag lookups)
     bytes_requested: float = 0.0   # active lanes x width (global/local/tex/atomic)

@@ -1,7 +1,7 @@
 """Coalescing of many warp memory instructions at once, in numpy (no per-instruction Python).
 
 The rule is the timing model's (warpsim.timing.memory.hierarchy.coalescer): each active lane's
-bytes [addr, addr + width) are cut at 32 B sectors; sectors merge within a sub-warp of 8 lanes
+bytes [addr, addr + width) are cut at 32 B sectors; sectors merge within the warp
 (one request each), lines are 128 B. `coalesce` there works one instruction at a time inside the
 compiled core; this module answers the same questions for a whole CTA's rows in a few vectorised
 sorts, and also returns the sector ids (for footprints), which the per-row function does not.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SUBWARP = 8
+SUBWARP = 32   # the timing model's coalescer: the whole warp (hierarchy/coalescer.py)
 _SENT = np.uint64(np.iinfo(np.uint64).max)
 _LANES = np.arange(32, dtype=np.uint32)
 
@@ -34,9 +34,9 @@ def _distinct(sorted_ids: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Coalesced:
-    """Per row: sub-warp sector requests, distinct sectors and lines; all touched sector ids."""
+    """Per row: sector requests (merged per SUBWARP lanes), distinct sectors and lines; sector ids."""
 
-    requests: np.ndarray   # int64 [n] sector requests (sub-warp rule): what the L1 sees
+    requests: np.ndarray   # int64 [n] sector requests (coalescer rule): what the L1 sees
     sectors: np.ndarray    # int64 [n] distinct 32 B sectors over the whole warp
     lines: np.ndarray      # int64 [n] distinct 128 B lines (LDST tag lookups)
     bytes: np.ndarray      # int64 [n] bytes requested by the active lanes

@@ -25,8 +25,9 @@ from warpsim.validate import microbench_traces as T
 # TITAN V measurements (Accel-Sim GPU_Microbenchmark output; cycles or bytes/cycle)
 HARDWARE = {
     "l1_latency": 33.73, "l2_latency": 211.07, "dram_latency": 313.46, "shared_latency": 27.01,
-    "l1_bandwidth": 116.44, "l2_bandwidth": 1365.73, "dram_bandwidth": 445.77, "shared_bandwidth": 126.48,
+    "l1_bandwidth": 116.44, "l2_bandwidth": 1365.73, "dram_bandwidth": 445.77, "shared_bandwidth": 99.71,
 }
+# l1_bandwidth: l1_bw_128 (16 B per lane; l1_bw_64f measures 122.76); shared_bandwidth: l1_shared_bw.
 
 
 @dataclass
@@ -254,15 +255,12 @@ def bank_conflict_sweep(gpu, n_inst: int = 32) -> list[BenchResult]:
 
 
 def expected_sectors(stride: int, width: int = 4) -> int:
-    """Sectors a warp access with lane i at i*stride touches, counted per 8-lane sub-warp."""
-    total = 0
-    for sub in range(4):
-        secs = set()
-        for lane in range(sub * 8, sub * 8 + 8):
-            a = lane * stride
-            secs.update(range(a // 32, (a + width - 1) // 32 + 1))
-        total += len(secs)
-    return total
+    """Distinct sectors a warp access with lane i at i*stride touches (merged over the warp)."""
+    secs: set[int] = set()
+    for lane in range(32):
+        a = lane * stride
+        secs.update(range(a // 32, (a + width - 1) // 32 + 1))
+    return len(secs)
 
 
 def stride_sweep(gpu, n_inst: int = 16) -> list[BenchResult]:
@@ -273,7 +271,7 @@ def stride_sweep(gpu, n_inst: int = 16) -> list[BenchResult]:
         run = run_kernel(hs, T.strided(s, n_inst), max_out=1)
         per = run.stats["l1d"]["accesses"] / n_inst
         out.append(BenchResult(f"global_stride_{s}B", "sectors/inst", per, float(expected_sectors(s)), None,
-                               "distinct 32 B sectors per 8-lane sub-warp, summed"))
+                               "distinct 32 B sectors per warp"))
     return out
 
 

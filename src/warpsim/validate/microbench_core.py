@@ -83,6 +83,17 @@ def bench_bandwidths_core(gpu, scale: float = 1.0) -> list[BenchResult]:
     peak = peak_bandwidths(gpu)
     n_sm = gpu.sm.count
     out = []
+    # L1 hits and shared memory on one SM: 32 warps, the four sub-cores' LDST units share the port
+    loads = max(16, int(64 * scale))
+    k = T.streaming(1, 32, loads, 16, T.GLOBAL_BASE, footprint=16 * 1024, name="l1_bw")
+    bw = stream_rate(gpu, k, 32 * loads * 512, [Memcpy(T.GLOBAL_BASE, 16 * 1024)])
+    out.append(BenchResult("l1_bandwidth", "B/cycle/SM", bw, peak["l1"][0], HARDWARE["l1_bandwidth"],
+                           peak["l1"][1] + " (through the SM core)"))
+    n_inst = max(16, int(64 * scale))
+    k = T.strided(4, n_inst, space=MemSpace.SHARED, base=0, warps=32, name="shared_bw")
+    bw = stream_rate(gpu, k, 32 * n_inst * 128)
+    out.append(BenchResult("shared_bandwidth", "B/cycle/SM", bw, peak["shared"][0],
+                           HARDWARE["shared_bandwidth"], peak["shared"][1] + " (through the SM core)"))
     loads = max(4, int(16 * scale))
     k = T.streaming(n_sm, 16, loads, 16, T.GLOBAL_BASE, footprint=2 << 20, bypass_l1=True, name="l2_bw")
     bw = stream_rate(gpu, k, n_sm * 16 * loads * 512, [Memcpy(T.GLOBAL_BASE, 2 << 20)])

@@ -1,6 +1,6 @@
 """The modern NVIDIA memory hierarchy behind the LDST unit (Accel-Sim ISCA'20 §II-B, §IV).
 
-Sub-warp sector coalescer → sectored streaming L1D (+ shared memory with bank conflicts) →
+Warp-wide sector coalescer → sectored streaming L1D (+ shared memory with bank conflicts) →
 crossbar → sectored write-back/write-validate L2 slices (hashed partition index) → DRAM channels
 with banks, row buffers and FR-FCFS, each in its own clock domain. State is one NamedTuple of
 numpy arrays (`HierState`); the hot paths are numba functions over it:

@@ -5,6 +5,9 @@ serialisation; constant cache perfect, as in Accel-Sim's configs). Global, local
 accesses are coalesced into 32 B sector requests and looked up in the L1 at issue; hits return
 after the L1 latency, misses allocate (or merge into) an L1 MSHR and enter the miss queue after
 the L1 latency, stores write through. Atomics and L1-bypassing loads go straight to the L2.
+Every shared and global/local access also takes the SM's one L1 data port for its bank cycles
+(`_take_port`): the sub-cores' LDST units share it, so the SM moves at most `l1d.banks` x 32 B
+per cycle (measured on a TITAN V: 116-123 B/cycle/SM for L1 hits, 99.7 for shared memory).
 
 Admission is all-or-nothing: if the pool, the MSHRs or the miss queue cannot take the whole
 instruction it is refused with a reservation failure counted, and the core retries: on the next
@@ -157,8 +160,9 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
                                     hs.X[S.X_COUNT])
         hs.sc[SC_SMEM_ACC] += 1
         hs.sc[SC_SMEM_CONFLICT] += ways - 1
-        _fixed(hs, cycle, token, p[P_SMEM_LAT] + ways - 1)
-        return ways
+        wait = _take_port(hs, cycle, sm, ways)
+        _fixed(hs, cycle, token, wait + p[P_SMEM_LAT] + ways - 1)
+        return wait + ways
     if space == _CONST:
         hs.sc[SC_CONST_ACC] += 1
         _fixed(hs, cycle, token, p[P_L1_LAT])
@@ -226,10 +230,12 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
     occ = bank_cycles(sec, n, p[P_L1_BANKS], hs.X[S.X_COUNT])
     if not bypass:
         hs.sc[S.SC_L1_BANK_CONFLICT] += occ - 1     # extra data-bank cycles (gpgpu_n_l1cache_bkconflict)
+    wait = _take_port(hs, cycle, sm, occ)
+    start = cycle + wait
     slot = slot_alloc(hs, token)
     pc = p[P_PC]
-    t_l1 = (cycle + p[P_L1_LAT]) * pc
-    t_hit = (cycle + p[P_L1_LAT] + occ - 1) * pc
+    t_l1 = (start + p[P_L1_LAT]) * pc
+    t_hit = (start + p[P_L1_LAT] + occ - 1) * pc
     lines_seen = 0
     for j in range(n):
         a = sec[j]
@@ -282,7 +288,20 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
     if hs.SL[S.SLF_PENDING, slot] == 0:       # cannot happen with n > 0; keep the token contract anyway
         hs.SL[S.SLF_PENDING, slot] = 1
         heap_push(hs, t_hit, EV_SLOT_DEC, slot)
-    return occ
+    return wait + occ
+
+
+@jit
+def _take_port(hs, cycle, sm, busy):
+    """Reserve the SM's L1 data port for `busy` cycles; return how long the access waits for it.
+
+    One L1 / shared-memory data path per SM (128 B per cycle, `l1d.banks` x 32 B), shared by the
+    LDST units of all sub-cores: an instruction whose port cycles are not over holds back the next
+    one, whichever sub-core issues it. The issuing LDST unit stays busy while its access waits.
+    """
+    start = max(cycle, hs.SMV[S.SM_PORT_FREE, sm])
+    hs.SMV[S.SM_PORT_FREE, sm] = start + busy
+    return start - cycle
 
 
 @jit

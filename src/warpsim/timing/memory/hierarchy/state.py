@@ -77,7 +77,9 @@ HF_KEY, HF_VAL = 0, 1                                  # L1H / L2H [2, unit, tab
 MF_HEAD, MF_TAIL, MF_CNT, MF_FREE = range(4)           # L1M / L2M [4, unit, entries]: MSHR entries
 # SMV [N_SMV, n_sm]
 (SM_MTOP, SM_MQ_HEAD, SM_MQ_TAIL, SM_MQ_LEN, SM_MQ_RES, SM_SRC_BUSY, SM_RDST_BUSY, SM_ACC, SM_MISS,
- SM_EPOCH, SM_WAIT, SM_WAKE_LIST, N_SMV) = range(13)
+ SM_EPOCH, SM_WAIT, SM_PORT_FREE, SM_WAKE_LIST, N_SMV) = range(14)
+# SM_PORT_FREE: first core cycle the SM's L1 data port (shared by its sub-cores' LDST units, and by
+# shared memory) can take the next instruction's sectors / shared-memory wavefronts
 # SM_EPOCH counts changes to an SM's L1 valid bits and L1 MSHRs (accepted instruction, read reply):
 # an MSHR refusal cached at one epoch is still the answer while the epoch is unchanged.
 # SM_WAIT: what the SM's refused warps wait for (wake.py bits); SM_WAKE_LIST[0:SC_WAKE_N]: SMs whose
