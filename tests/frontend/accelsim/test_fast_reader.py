@@ -154,10 +154,10 @@ def test_opcode_table_grows(tmp_path):
     for name in names:
         table.add(name.encode())
     assert table.keys.size >= 2 * len(names)
-    from warpsim.frontend.accelsim import scan
+    from warpsim.frontend.accelsim import scan_tokens
     for name in names:
         token = np.frombuffer(name.encode(), np.uint8)
-        assert scan._lookup(token, 0, token.size, table.keys, table.vals, table.op_bytes,
+        assert scan_tokens.lookup(token, 0, token.size, table.keys, table.vals, table.op_bytes,
                             table.op_off) == ctx.op_index[name]
 
 

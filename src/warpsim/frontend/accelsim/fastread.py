@@ -21,6 +21,7 @@ import numpy as np
 
 from warpsim.errors import InputError
 from warpsim.frontend.accelsim import scan as sc
+from warpsim.frontend.accelsim.scan_tokens import opcode_hash
 from warpsim.frontend.accelsim.textio import is_compressed
 from warpsim.ir.records import MAX_DST, MAX_SRC, WARP_SIZE, CtaTrace, PackedCta, WarpTrace
 
@@ -69,7 +70,7 @@ class OpcodeTable:
         self.memkind = np.array(self.ctx.memkinds, np.int8)
 
     def _insert(self, token: bytes, index: int) -> None:
-        h = sc.opcode_hash(np.frombuffer(token, np.uint8), 0, len(token))
+        h = opcode_hash(np.frombuffer(token, np.uint8), 0, len(token))
         slot = int(h) & (self.keys.size - 1)
         while self.vals[slot] >= 0:
             slot = (slot + 1) & (self.keys.size - 1)

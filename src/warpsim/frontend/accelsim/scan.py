@@ -17,7 +17,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from warpsim.ir.records import NO_REG
+from warpsim.frontend.accelsim.scan_tokens import (
+    blank,
+    cta_index,
+    dec_number,
+    first_run,
+    hex_number,
+    is_int,
+    is_token,
+    key_value,
+    line_end,
+    lookup,
+    register_list,
+    skip,
+    starts_with,
+    tok_end,
+)
 
 # statuses
 CTAS = 0          # stopped after max_ctas thread blocks or when the buffers filled: call again
@@ -39,8 +54,6 @@ _SHARED, _LOCAL, _GLOBAL = 2, 3, 1
 LOCAL_WINDOW = 16 * 1024
 MAX_WARP_INSTS = 1 << 32
 _U64_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
 # literal tokens as constant arrays (numba freezes global arrays)
 _BEGIN_TB = np.frombuffer(b"#BEGIN_TB", np.uint8)
 _END_TB = np.frombuffer(b"#END_TB", np.uint8)
@@ -48,270 +61,6 @@ _THREAD_BLOCK = np.frombuffer(b"thread block", np.uint8)
 _CLUSTER = np.frombuffer(b"cluster", np.uint8)
 _WARP = np.frombuffer(b"warp", np.uint8)
 _INSTS = np.frombuffer(b"insts", np.uint8)
-
-
-@njit(cache=True, inline="always")
-def _is_sep(c: int) -> bool:
-    return c == 32 or c == 9 or c == 13
-
-
-@njit(cache=True, inline="always")
-def _skip(buf, p: int, e: int) -> int:
-    while p < e and _is_sep(buf[p]):
-        p += 1
-    return p
-
-
-@njit(cache=True, inline="always")
-def _tok_end(buf, p: int, e: int) -> int:
-    while p < e and not _is_sep(buf[p]):
-        p += 1
-    return p
-
-
-@njit(cache=True, inline="always")
-def _hexval(c: int) -> int:
-    if 48 <= c <= 57:
-        return c - 48
-    if 97 <= c <= 102:
-        return c - 87
-    if 65 <= c <= 70:
-        return c - 55
-    return -1
-
-
-@njit(cache=True, inline="always")
-def _hex(buf, a: int, b: int, need_prefix: bool):
-    """Hex token (optional 0x prefix, or required) -> (value, ok); > 64 bits is not ok."""
-    if b - a > 2 and buf[a] == 48 and (buf[a + 1] == 120 or buf[a + 1] == 88):
-        a += 2
-    elif need_prefix:
-        return np.uint64(0), False
-    if a >= b:
-        return np.uint64(0), False
-    while b - a > 1 and buf[a] == 48:
-        a += 1
-    if b - a > 16:
-        return np.uint64(0), False
-    v = np.uint64(0)
-    for i in range(a, b):
-        d = _hexval(int(buf[i]))
-        if d < 0:
-            return np.uint64(0), False
-        v = v * np.uint64(16) + np.uint64(d)
-    return v, True
-
-
-@njit(cache=True, inline="always")
-def _dec(buf, a: int, b: int, signed: bool):
-    """Decimal token, optionally with a leading '-' -> (magnitude, negative, ok); <= 18 digits."""
-    neg = False
-    if signed and a < b and buf[a] == 45:
-        neg = True
-        a += 1
-    if a >= b or b - a > 18:
-        return np.uint64(0), neg, False
-    v = np.uint64(0)
-    for i in range(a, b):
-        c = int(buf[i])
-        if c < 48 or c > 57:
-            return np.uint64(0), neg, False
-        v = v * np.uint64(10) + np.uint64(c - 48)
-    return v, neg, True
-
-
-@njit(cache=True, inline="always")
-def _is_int(buf, a: int, b: int) -> bool:
-    """What Python's int() surely accepts: [+-]digits (anything else: the reference decides)."""
-    if a < b and (buf[a] == 45 or buf[a] == 43):
-        a += 1
-    if a >= b:
-        return False
-    for i in range(a, b):
-        if buf[i] < 48 or buf[i] > 57:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always")
-def _register(buf, a: int, b: int, num_regs: int) -> int:
-    """R0..R254 -> id, R255/RZ -> NO_REG, R256.. (our writer's ids >= 255) -> id - 1; -2 if not."""
-    if b - a < 2 or buf[a] != 82:
-        return -2
-    if b - a == 2 and buf[a + 1] == 90:
-        return NO_REG
-    if b - a > 7 or (buf[a + 1] == 48 and b - a > 2):
-        return -2
-    v = 0
-    for i in range(a + 1, b):
-        c = int(buf[i])
-        if c < 48 or c > 57:
-            return -2
-        v = v * 10 + (c - 48)
-    if v < 255:
-        return v
-    if v == 255:
-        return NO_REG
-    if v <= num_regs:
-        return v - 1
-    return -2
-
-
-@njit(cache=True, inline="always")
-def _register_list(buf, b: int, q: int, num_regs: int, out, n: int):
-    """`count R.. R..` after position b -> out[n, :] (RZ dropped, NO_REG padded); (end, ok).
-    The count is one digit up to out's width (destinations: MAX_DST, sources: MAX_SRC)."""
-    p = _skip(buf, b, q)
-    b = _tok_end(buf, p, q)
-    if b - p != 1 or not 48 <= buf[p] <= 48 + out.shape[1]:
-        return b, False
-    for k in range(out.shape[1]):
-        out[n, k] = NO_REG
-    k = 0
-    for _ in range(int(buf[p]) - 48):
-        p = _skip(buf, b, q)
-        b = _tok_end(buf, p, q)
-        r = _register(buf, p, b, num_regs)
-        if r == -2:
-            return b, False
-        if r != NO_REG:
-            out[n, k] = r
-            k += 1
-    return b, True
-
-
-@njit(cache=True, inline="always")
-def _is_token(buf, a: int, b: int, text) -> bool:
-    if b - a != len(text):
-        return False
-    for i in range(b - a):
-        if buf[a + i] != text[i]:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always")
-def opcode_hash(buf, a: int, b: int) -> np.uint64:
-    h = _FNV_OFFSET
-    for i in range(a, b):
-        h = (h ^ np.uint64(buf[i])) * _FNV_PRIME
-    return h
-
-
-@njit(cache=True, inline="always")
-def _lookup(buf, a: int, b: int, keys, vals, op_bytes, op_off) -> int:
-    h = opcode_hash(buf, a, b)
-    size = keys.shape[0]
-    slot = np.int64(h & np.uint64(size - 1))
-    while vals[slot] >= 0:
-        if keys[slot] == h:
-            v = vals[slot]
-            lo, hi = op_off[v], op_off[v + 1]
-            if hi - lo == b - a:
-                same = True
-                for i in range(b - a):
-                    if op_bytes[lo + i] != buf[a + i]:
-                        same = False
-                        break
-                if same:
-                    return v
-        slot = (slot + 1) & (size - 1)
-    return -1
-
-
-@njit(cache=True, inline="always")
-def _line_end(buf, p: int, e: int, eof: bool, max_line: int) -> int:
-    """Index of the line's newline (e at end of file); -1: incomplete, -2: not plain ASCII or too long."""
-    q = p
-    while q < e:
-        c = int(buf[q])
-        if c == 10:
-            return q if q - p <= max_line else -2
-        if c >= 127 or (c < 32 and c != 9 and c != 13):
-            return -2
-        q += 1
-        if q - p > max_line:
-            return -2
-    return e if eof else -1
-
-
-@njit(cache=True, inline="always")
-def _key_value(buf, p: int, q: int, key) -> int:
-    """`key = N` (spaces optional) on the line [p, q) -> N, or -1 if the line is not exactly that."""
-    p = _skip(buf, p, q)
-    n = len(key)
-    if q - p < n:
-        return -1
-    for i in range(n):
-        if buf[p + i] != key[i]:
-            return -1
-    p = _skip(buf, p + n, q)
-    if p >= q or buf[p] != 61:
-        return -1
-    p = _skip(buf, p + 1, q)
-    a = p
-    v = 0
-    while p < q and 48 <= buf[p] <= 57:
-        v = v * 10 + (int(buf[p]) - 48)
-        p += 1
-        if p - a > 11:
-            return -1
-    if p == a or _skip(buf, p, q) != q:
-        return -1
-    return v
-
-
-@njit(cache=True, inline="always")
-def _starts(buf, p: int, q: int, text) -> bool:
-    p = _skip(buf, p, q)
-    if q - p < len(text):
-        return False
-    for i in range(len(text)):
-        if buf[p + i] != text[i]:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always")
-def _blank(buf, p: int, q: int) -> bool:
-    return _skip(buf, p, q) == q
-
-
-@njit(cache=True, inline="always")
-def _first_run(mask: int) -> int:
-    if mask == 0:
-        return 0
-    lane = 0
-    while not (mask >> lane) & 1:
-        lane += 1
-    run = 0
-    while lane < 32 and (mask >> lane) & 1:
-        run += 1
-        lane += 1
-    return run
-
-
-@njit(cache=True, inline="always")
-def _cta_index(buf, p: int, q: int, out) -> bool:
-    """`thread block = x,y,z` -> out[0:3]."""
-    p = _skip(buf, p, q) + 12           # "thread block" checked by the caller
-    p = _skip(buf, p, q)
-    if p >= q or buf[p] != 61:
-        return False
-    for k in range(3):
-        p = _skip(buf, p + 1, q)
-        a = p
-        v = 0
-        while p < q and 48 <= buf[p] <= 57 and p - a < 10:
-            v = v * 10 + (int(buf[p]) - 48)
-            p += 1
-        if p == a:
-            return False
-        out[k] = v
-        p = _skip(buf, p, q)
-        if k < 2 and (p >= q or buf[p] != 44):
-            return False
-    return p == q
 
 
 @njit(cache=True)
@@ -338,7 +87,7 @@ def scan(buf, pos: int, line: int, eof: bool, max_line: int, lineinfo: bool, num
         cta_line = line
         # blank lines, then #BEGIN_TB
         while True:
-            q = _line_end(buf, pos, e, eof, max_line)
+            q = line_end(buf, pos, e, eof, max_line)
             if q == -1:
                 return NEED_MORE
             if q == -2:
@@ -347,12 +96,12 @@ def scan(buf, pos: int, line: int, eof: bool, max_line: int, lineinfo: bool, num
                 res[R_POS] = pos
                 res[R_LINE] = line
                 return DONE
-            if not _blank(buf, pos, q):
+            if not blank(buf, pos, q):
                 break
             pos = q + 1
             line += 1
-        a = _skip(buf, pos, q)
-        if not _is_token(buf, a, _tok_end(buf, a, q), _BEGIN_TB) or _skip(buf, _tok_end(buf, a, q), q) != q:
+        a = skip(buf, pos, q)
+        if not is_token(buf, a, tok_end(buf, a, q), _BEGIN_TB) or skip(buf, tok_end(buf, a, q), q) != q:
             return SLOW
         pos = q + 1
         line += 1
@@ -362,27 +111,27 @@ def scan(buf, pos: int, line: int, eof: bool, max_line: int, lineinfo: bool, num
         warp = -1
         nwarps_seen = 0
         while True:
-            q = _line_end(buf, pos, e, eof, max_line)
+            q = line_end(buf, pos, e, eof, max_line)
             if q == -1:
                 status = NEED_MORE
                 break
             if q == -2 or pos == e:
                 status = SLOW
                 break
-            if _blank(buf, pos, q) or _starts(buf, pos, q, _CLUSTER):
+            if blank(buf, pos, q) or starts_with(buf, pos, q, _CLUSTER):
                 pos = q + 1
                 line += 1
                 continue
-            a = _skip(buf, pos, q)
-            if _is_token(buf, a, _tok_end(buf, a, q), _END_TB):
-                if _skip(buf, _tok_end(buf, a, q), q) != q or not have_cta or nwarps_seen != nwarps:
+            a = skip(buf, pos, q)
+            if is_token(buf, a, tok_end(buf, a, q), _END_TB):
+                if skip(buf, tok_end(buf, a, q), q) != q or not have_cta or nwarps_seen != nwarps:
                     status = SLOW
                     break
                 pos = q + 1
                 line += 1
                 break
-            if _starts(buf, pos, q, _THREAD_BLOCK):
-                if have_cta or not _cta_index(buf, pos, q, xyz):
+            if starts_with(buf, pos, q, _THREAD_BLOCK):
+                if have_cta or not cta_index(buf, pos, q, xyz):
                     status = SLOW
                     break
                 if xyz[0] >= grid[0] or xyz[1] >= grid[1] or xyz[2] >= grid[2]:
@@ -392,7 +141,7 @@ def scan(buf, pos: int, line: int, eof: bool, max_line: int, lineinfo: bool, num
                 pos = q + 1
                 line += 1
                 continue
-            w = _key_value(buf, pos, q, _WARP)
+            w = key_value(buf, pos, q, _WARP)
             if w < 0 or w >= nwarps or warp_seen[w]:
                 status = SLOW
                 break
@@ -401,8 +150,8 @@ def scan(buf, pos: int, line: int, eof: bool, max_line: int, lineinfo: bool, num
             line += 1
             # the 'insts = N' line (blank lines may come between)
             while True:
-                q = _line_end(buf, pos, e, eof, max_line)
-                if q < 0 or pos == e or not _blank(buf, pos, q):
+                q = line_end(buf, pos, e, eof, max_line)
+                if q < 0 or pos == e or not blank(buf, pos, q):
                     break
                 pos = q + 1
                 line += 1
@@ -412,7 +161,7 @@ def scan(buf, pos: int, line: int, eof: bool, max_line: int, lineinfo: bool, num
             if q == -2 or pos == e:
                 status = SLOW
                 break
-            count = _key_value(buf, pos, q, _INSTS)
+            count = key_value(buf, pos, q, _INSTS)
             if count < 0 or count > MAX_WARP_INSTS:
                 status = SLOW
                 break
@@ -465,51 +214,51 @@ def _warp_lines(buf, pos, line, eof, max_line, count, lineinfo, num_regs, shmem_
     cap_m = addr.shape[0]
     row = 0
     for _ in range(count):
-        q = _line_end(buf, pos, e, eof, max_line)
+        q = line_end(buf, pos, e, eof, max_line)
         if q == -1:
             return NEED_MORE, pos, line, n, nmem
         if q < 0 or pos == e:
             return SLOW, pos, line, n, nmem
-        p = _skip(buf, pos, q)
+        p = skip(buf, pos, q)
         if lineinfo:
-            b = _tok_end(buf, p, q)
-            if not _is_int(buf, p, b):
+            b = tok_end(buf, p, q)
+            if not is_int(buf, p, b):
                 return SLOW, pos, line, n, nmem
-            p = _skip(buf, b, q)
-        b = _tok_end(buf, p, q)
-        v, ok = _hex(buf, p, b, False)
+            p = skip(buf, b, q)
+        b = tok_end(buf, p, q)
+        v, ok = hex_number(buf, p, b, False)
         if not ok or v > np.uint64(0xFFFFFFFF):
             return SLOW, pos, line, n, nmem
         pc[n] = np.uint32(v)
-        p = _skip(buf, b, q)
-        b = _tok_end(buf, p, q)
-        v, ok = _hex(buf, p, b, False)
+        p = skip(buf, b, q)
+        b = tok_end(buf, p, q)
+        v, ok = hex_number(buf, p, b, False)
         if not ok or v > np.uint64(0xFFFFFFFF):
             return SLOW, pos, line, n, nmem
         m = np.uint32(v)
         mask[n] = m
         imask = int(m)
-        b, ok = _register_list(buf, b, q, num_regs, dst, n)
+        b, ok = register_list(buf, b, q, num_regs, dst, n)
         if not ok:
             return SLOW, pos, line, n, nmem
         # opcode
-        p = _skip(buf, b, q)
-        b = _tok_end(buf, p, q)
+        p = skip(buf, b, q)
+        b = tok_end(buf, p, q)
         if p == b:
             return SLOW, pos, line, n, nmem
-        o = _lookup(buf, p, b, keys, vals, op_bytes, op_off)
+        o = lookup(buf, p, b, keys, vals, op_bytes, op_off)
         if o < 0:
             res[R_AUX0] = p
             res[R_AUX1] = b
             return NEW_OPCODE, pos, line, n, nmem
         op[n] = o
         mk = memkind[o]
-        b, ok = _register_list(buf, b, q, num_regs, src, n)
+        b, ok = register_list(buf, b, q, num_regs, src, n)
         if not ok:
             return SLOW, pos, line, n, nmem
         # memory width and addresses
-        p = _skip(buf, b, q)
-        b = _tok_end(buf, p, q)
+        p = skip(buf, b, q)
+        b = tok_end(buf, p, q)
         if p == b:
             return SLOW, pos, line, n, nmem
         for i in range(p, b):
@@ -529,23 +278,23 @@ def _warp_lines(buf, pos, line, eof, max_line, count, lineinfo, num_regs, shmem_
         first = np.uint64(0)
         have_first = imask != 0
         if has_addr:
-            p = _skip(buf, b, q)
-            b = _tok_end(buf, p, q)
+            p = skip(buf, b, q)
+            b = tok_end(buf, p, q)
             if b - p != 1 or not 48 <= buf[p] <= 50:
                 return SLOW, pos, line, n, nmem
             mode = int(buf[p]) - 48
             if mode == 1:
-                p = _skip(buf, b, q)
-                b = _tok_end(buf, p, q)
-                base, ok = _hex(buf, p, b, False)
+                p = skip(buf, b, q)
+                b = tok_end(buf, p, q)
+                base, ok = hex_number(buf, p, b, False)
                 if not ok:
                     return SLOW, pos, line, n, nmem
-                p = _skip(buf, b, q)
-                b = _tok_end(buf, p, q)
-                mag, neg, ok = _dec(buf, p, b, True)
+                p = skip(buf, b, q)
+                b = tok_end(buf, p, q)
+                mag, neg, ok = dec_number(buf, p, b, True)
                 if not ok:
                     return SLOW, pos, line, n, nmem
-                run = _first_run(imask)
+                run = first_run(imask)
                 if run > 1 and mag > np.uint64(0):
                     steps = np.uint64(run - 1)
                     if neg and mag > base // steps:
@@ -563,9 +312,9 @@ def _warp_lines(buf, pos, line, eof, max_line, count, lineinfo, num_regs, shmem_
                             cur = cur - mag if neg else cur + mag
                         i += 1
             elif mode == 2:
-                p = _skip(buf, b, q)
-                b = _tok_end(buf, p, q)
-                cur, ok = _hex(buf, p, b, False)
+                p = skip(buf, b, q)
+                b = tok_end(buf, p, q)
+                cur, ok = hex_number(buf, p, b, False)
                 if not ok:
                     return SLOW, pos, line, n, nmem
                 first = cur
@@ -573,9 +322,9 @@ def _warp_lines(buf, pos, line, eof, max_line, count, lineinfo, num_regs, shmem_
                 for lane in range(32):
                     if (imask >> lane) & 1:
                         if i > 0:
-                            p = _skip(buf, b, q)
-                            b = _tok_end(buf, p, q)
-                            mag, neg, ok = _dec(buf, p, b, True)
+                            p = skip(buf, b, q)
+                            b = tok_end(buf, p, q)
+                            mag, neg, ok = dec_number(buf, p, b, True)
                             if not ok:
                                 return SLOW, pos, line, n, nmem
                             if neg:
@@ -593,9 +342,9 @@ def _warp_lines(buf, pos, line, eof, max_line, count, lineinfo, num_regs, shmem_
                 i = 0
                 for lane in range(32):
                     if (imask >> lane) & 1:
-                        p = _skip(buf, b, q)
-                        b = _tok_end(buf, p, q)
-                        v, ok = _hex(buf, p, b, True)
+                        p = skip(buf, b, q)
+                        b = tok_end(buf, p, q)
+                        v, ok = hex_number(buf, p, b, True)
                         if not ok:
                             return SLOW, pos, line, n, nmem
                         if i == 0:
@@ -617,10 +366,10 @@ def _warp_lines(buf, pos, line, eof, max_line, count, lineinfo, num_regs, shmem_
         if mk:
             nmem += 1
         # optional immediate, then the end of the line
-        p = _skip(buf, b, q)
+        p = skip(buf, b, q)
         if p < q:
-            b = _tok_end(buf, p, q)
-            if not _is_int(buf, p, b) or _skip(buf, b, q) != q:
+            b = tok_end(buf, p, q)
+            if not is_int(buf, p, b) or skip(buf, b, q) != q:
                 return SLOW, pos, line, n, nmem
         n += 1
         pos = q + 1
