@@ -33,6 +33,13 @@ class Simulation:
 
         return timeseries_frame(self.output)
 
+    def spatial(self):
+        """Per-SM IPC and active warps, per-DRAM-channel utilisation and requests, one row per
+        time-series sample (pandas DataFrame; needs `simulate(..., spatial=True)`)."""
+        from warpsim.frames import spatial_frame
+
+        return spatial_frame(self.output)
+
     def export(self, kernels: str | Path | None = None, timeseries: str | Path | None = None) -> None:
         """Write the kernel table and/or the time series as CSV or Parquet (by suffix)."""
         from warpsim.frames import write_frame
@@ -86,7 +93,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
              checkpoint_at: int | str | None = None, checkpoint_file: str | Path | None = None,
              checkpoint_caches: bool = True, resume: str | Path | None = None,
              fast_forward: int = 0, workers: int | None = None, dask: str | None = None,
-             parallel: bool = False) -> Simulation:
+             parallel: bool = False, spatial: bool = False) -> Simulation:
     """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc.
 
     `sample` picks a sampled-simulation method (see `warpsim.sampling.methods.METHODS`); `profile`
@@ -100,7 +107,8 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     `checkpoint_at` (launch number or kernel name) saves `checkpoint_file` before that launch,
     `resume` continues from one, `fast_forward` runs the first N launches functionally only
     (docs/checkpoints.md); `workers`/`dask`/`parallel` simulate kernels concurrently from their
-    checkpoints (warpsim.checkpoint.parallel).
+    checkpoints (warpsim.checkpoint.parallel). `spatial` records per-SM and per-DRAM-channel samples
+    beside the time series (`Simulation.spatial()`, warpsim.timing.spatial).
     """
     t0 = time.perf_counter() if started is None else started
     from warpsim.config import load_gpu
@@ -125,9 +133,9 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     if workers is not None or dask is not None or parallel:
         from warpsim.checkpoint.parallel import simulate_parallel
 
-        if checkpointing:
-            raise InputError("--workers/--dask/--parallel do not combine with --checkpoint-at, --resume or "
-                             "--fast-forward", key="workers")
+        if checkpointing or spatial:
+            raise InputError("--workers/--dask/--parallel do not combine with --checkpoint-at, --resume, "
+                             "--fast-forward or --spatial", key="workers")
         return simulate_parallel(target, commands, cfg, name=workload_name or name, size=size, sizes=sizes,
                                  isa=isa, overrides=list(overrides), memory_model=memory_model,
                                  ts_interval=ts_interval, sample=sample, profile=profile, pkp=pkp,
@@ -143,7 +151,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
         tracker = _tracker(progress, commands, target, None)
         out = run_timing(commands, cfg, max_cycles=max_cycles, ts_interval=ts_interval,
                          memory_model=memory_model, progress=tracker and tracker.on_progress,
-                         controller=tracker, timeout_s=timeout_s, hooks=hooks)
+                         controller=tracker, timeout_s=timeout_s, hooks=hooks, spatial=spatial)
         if hooks is not None and not out.truncated:
             hooks.check_reached()
         wall = time.perf_counter() - t0
@@ -164,7 +172,8 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     tracker = _tracker(progress, cmds, target, inner)
     out = run_timing(cmds, cfg, max_cycles=max_cycles, ts_interval=ts_interval, memory_model=memory_model,
                      progress=tracker and tracker.on_progress,
-                     controller=tracker if tracker is not None else inner, timeout_s=timeout_s)
+                     controller=tracker if tracker is not None else inner, timeout_s=timeout_s,
+                     spatial=spatial)
     driver.finish(outcome, out)
     wall = time.perf_counter() - t0
     doc = result_document(out, cfg, workload=workload_name or name, overrides=list(overrides),

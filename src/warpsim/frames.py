@@ -59,6 +59,21 @@ def timeseries_frame(output):
     return pd.DataFrame(timeseries_rows(output), columns=list(TIMESERIES_COLUMNS))
 
 
+def spatial_frame(output):
+    """A DataFrame of the spatial time series (columns as `warpsim sim --spatial` writes them)."""
+    import pandas as pd
+
+    from warpsim.errors import InputError
+    from warpsim.timing.spatial import spatial_columns, spatial_series
+
+    series = spatial_series(output)
+    if series is None:
+        raise InputError("this run recorded no spatial time series: simulate(..., spatial=True) or "
+                         "`warpsim sim --spatial FILE`")
+    cols = spatial_columns(series)
+    return pd.DataFrame(cols)
+
+
 def write_frame(frame, path: str | Path) -> None:
     """CSV or Parquet by the file's suffix (.csv, .parquet; Parquet needs pyarrow: warpsim[parquet])."""
     p = Path(path)

@@ -15,13 +15,14 @@ from warpsim.api import simulate
 from warpsim.cli import app
 from warpsim.report.compare import compare_rows, differing_parameters
 from warpsim.report.single import render_single, timeseries_records
+from warpsim.timing.spatial import spatial_series
 
 VECADD = Path(__file__).resolve().parents[2] / "examples" / "vecadd"
 
 
 @pytest.fixture(scope="module")
 def run():
-    return simulate(VECADD, "QV100", ts_interval=500, memory_model="fixed")
+    return simulate(VECADD, "QV100", ts_interval=500, memory_model="fixed", spatial=True)
 
 
 def test_single_report_is_self_contained_with_kernel_pages(run):
@@ -95,12 +96,14 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
 def test_report_loads_in_a_browser_without_console_errors(tmp_path, run):
     page = tmp_path / "r.html"
-    page.write_text(render_single(run.document, gpu=run.gpu, timeseries=timeseries_records(run.output)))
+    page.write_text(render_single(run.document, gpu=run.gpu, timeseries=timeseries_records(run.output),
+                                  spatial=spatial_series(run.output)))
     proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
                            "--v=0", "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
                           capture_output=True, text=True, timeout=180)
     console = [ln for ln in proc.stderr.splitlines() if ":CONSOLE" in ln]
     assert console == []
-    # plotly drew every chart: cycles, time series, and stalls / occupancy / memory per kernel
-    charts = 2 + 3 * len(run.document["kernels"])
+    # plotly drew every chart: cycles, time series, two per-SM heatmaps (no DRAM channels with the
+    # fixed model), and stalls / occupancy / memory per kernel
+    charts = 2 + 2 + 3 * len(run.document["kernels"])
     assert proc.stdout.count('class="main-svg"') >= charts

@@ -66,6 +66,10 @@ def restore(sim, meta: dict, arrays: dict[str, np.ndarray], where: str) -> None:
         tup = getattr(sim, attr)
         new = {f: _same(getattr(tup, f), arrays[f"{attr}.{f}"], f"{attr}.{f}", where,
                         shape=attr not in ("wp", "g0")) for f in tup._fields}
+        if attr == "g0" and new["spatial"].shape[1] != tup.spatial.shape[1]:
+            raise InputError("checkpoint was saved with the spatial time series "
+                             f"{'on' if new['spatial'].shape[1] else 'off'}; give the resumed run the same "
+                             "--spatial choice", path=where)
         setattr(sim, attr, tup._replace(**new))
     bl = sim.arena.bl
     sim.arena.bl = bl._replace(**{f: _same(getattr(bl, f), arrays[f"bl.{f}"], f"bl.{f}", where, shape=True)

@@ -13,6 +13,19 @@ from warpsim.cli import app
 out_console = Console()
 
 
+def parse_maps(maps: list[str]) -> dict[str, str]:
+    """--map SIM=HW options as a dict."""
+    from warpsim.errors import InputError
+
+    mapping = {}
+    for m in maps:
+        s, sep, h = m.partition("=")
+        if not sep or not s.strip() or not h.strip():
+            raise InputError("--map must look like SIM_KERNEL=HW_KERNEL", key="--map", text=m)
+        mapping[s.strip()] = h.strip()
+    return mapping
+
+
 @app.command()
 def correlate(
     files: list[Path] = typer.Argument(..., help="result documents (SIM.json, one or more) and one hardware "
@@ -38,13 +51,8 @@ def correlate(
     if len(hw) != 1 or not sims:
         raise InputError("give one or more result documents (.json) and exactly one hardware CSV (.csv)",
                          key="files", text=" ".join(str(f) for f in files))
-    mapping = {}
-    for m in maps:
-        s, sep, h = m.partition("=")
-        if not sep or not s.strip() or not h.strip():
-            raise InputError("--map must look like SIM_KERNEL=HW_KERNEL", key="--map", text=m)
-        mapping[s.strip()] = h.strip()
-    doc = run_correlate(sims, hw[0], parse_counter_list(counters), mapping=mapping, benchmark=benchmark)
+    doc = run_correlate(sims, hw[0], parse_counter_list(counters), mapping=parse_maps(maps),
+                        benchmark=benchmark)
     if json_out:
         write_json(doc, json_out)
     if html_out:

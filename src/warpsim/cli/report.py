@@ -11,7 +11,8 @@ from warpsim.cli import app
 
 
 def single_report(source: Path, html_out: Path | None, timeseries: Path | None, title: str | None,
-                  all_kernels: bool, gpu_file: str | None) -> None:
+                  all_kernels: bool, gpu_file: str | None, spatial: Path | None = None,
+                  hardware: Path | None = None, maps: list[str] | None = None) -> None:
     """The report of one result document (`warpsim sim --json`)."""
     import json
 
@@ -34,8 +35,20 @@ def single_report(source: Path, html_out: Path | None, timeseries: Path | None, 
         Console(stderr=True).print(f"note: GPU {doc['gpu']!r} not found (give --gpu FILE): "
                                    "no roofline ceilings")
     rows = read_timeseries_csv(timeseries) if timeseries else None
+    series = None
+    if spatial is not None:
+        from warpsim.timing.spatial import read_spatial_csv
+
+        series = read_spatial_csv(spatial)
+    corr = None
+    if hardware is not None:
+        from warpsim.cli.correlate import parse_maps
+        from warpsim.validate.correlate import correlate
+
+        corr = correlate([source], hardware, mapping=parse_maps(maps or []))
     out = html_out or source.with_suffix(".html")
-    write_single(out, doc, gpu=gpu, timeseries=rows, title=title, all_kernels=all_kernels)
+    write_single(out, doc, gpu=gpu, timeseries=rows, title=title, all_kernels=all_kernels, spatial=series,
+                 correlation=corr)
     Console(stderr=True).print(f"wrote {out}")
 
 
@@ -47,6 +60,13 @@ def report(
                                          "(a result document: default RESULT.html)"),
     timeseries: Path | None = typer.Option(None, "--timeseries", help="a result document's time series "
                                            "(CSV from `warpsim sim --timeseries`) to plot"),
+    spatial: Path | None = typer.Option(None, "--spatial", help="a result document's per-SM / per-DRAM-"
+                                        "channel time series (CSV from `warpsim sim --spatial`): heatmaps"),
+    hardware: Path | None = typer.Option(None, "--hw", help="hardware counters (Nsight Compute CSV or "
+                                         "Accel-Sim counter CSV): per-kernel correlation scatters, as "
+                                         "`warpsim correlate`"),
+    maps: list[str] = typer.Option([], "--map", help="with --hw: match a simulated kernel to a hardware one, "
+                                   "SIM=HW"),
     all_kernels: bool = typer.Option(False, "--all", help="a page for every kernel (default: the first 40)"),
     gpu_file: str | None = typer.Option(None, "--gpu", help="GPU description for the roofline when the "
                                         "document's GPU is not bundled (QV100, RTX2060, RTX3070, A100, "
@@ -63,8 +83,14 @@ def report(
     for path, opt in ((html_out, "--html"), (csv_out, "--csv")):
         C.check_output(path, opt)
     if source.suffix == ".json":
-        single_report(source, html_out, timeseries, title, all_kernels, gpu_file)
+        single_report(source, html_out, timeseries, title, all_kernels, gpu_file, spatial, hardware, maps)
         return
+    for path, opt in ((timeseries, "--timeseries"), (spatial, "--spatial"), (hardware, "--hw")):
+        if path is not None:
+            from warpsim.errors import InputError
+
+            raise InputError(f"{opt} applies to the report of one result document (.json), not to a campaign "
+                             "database", key=opt)
     from warpsim.report import build_report
     from warpsim.report.tables import to_rich
 

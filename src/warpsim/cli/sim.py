@@ -141,6 +141,8 @@ def sim(
     stats_text_out: Path | None = typer.Option(None, "--stats-text", help="write Accel-Sim style statistics "
                                                "(read by Accel-Sim's get_stats.py); '-' for stdout"),
     timeseries: Path | None = typer.Option(None, "--timeseries", help="write the time series (CSV)"),
+    spatial: Path | None = typer.Option(None, "--spatial", help="record and write the per-SM and per-DRAM-"
+                                        "channel time series (CSV; heatmaps in `warpsim report --spatial`)"),
     interval: int = typer.Option(500, "--interval", min=1, help="time-series sample period in core cycles"),
     max_cycles: int | None = typer.Option(None, "--max-cycles", min=1,
                                           help=f"stop after this many core cycles "
@@ -207,7 +209,7 @@ def sim(
     quiet, verbose = C.quiet(quiet), C.verbose(verbose)
     C.check_format(fmt)
     for path, opt in ((json_out, "--json"), (stats_text_out, "--stats-text"), (timeseries, "--timeseries"),
-                      (per_pc, "--per-pc")):
+                      (spatial, "--spatial"), (per_pc, "--per-pc")):
         C.check_output(path, opt)
     to_stdout = [o for p, o in ((json_out, "--json"), (stats_text_out, "--stats-text")) if str(p) == C.STDOUT]
     if len(to_stdout) > 1:
@@ -248,7 +250,7 @@ def sim(
                           target_error=target_error, checkpoint_at=checkpoint_at,
                           checkpoint_file=_checkpoint_path(checkpoint_file, checkpoint_at, target),
                           checkpoint_caches=checkpoint_caches, resume=resume, fast_forward=fast_forward,
-                          workers=workers, dask=dask, parallel=parallel)
+                          workers=workers, dask=dask, parallel=parallel, spatial=spatial is not None)
     doc = result.document
     err = C.err_console()
     if checkpoint_at is not None and not quiet:
@@ -264,9 +266,13 @@ def sim(
         C.write_out(stats_text_out, stats_text(doc, result.gpu))
     if timeseries:
         write_timeseries_csv(result.output, timeseries)
+    if spatial:
+        from warpsim.timing.spatial import spatial_series, write_spatial_csv
+
+        write_spatial_csv(spatial_series(result.output), spatial)
     if verbose:
         for path, what in ((json_out, "result document"), (stats_text_out, "statistics text"),
-                           (timeseries, "time series")):
+                           (timeseries, "time series"), (spatial, "spatial time series")):
             if path and str(path) != C.STDOUT:
                 err.print(f"wrote {what}: {path}", highlight=False)
     if not quiet and not to_stdout:

@@ -5,7 +5,9 @@ plotly.js inlined once), laid out like the tools people study GPU runs with.
 - sampled runs: every kernel's cycles coloured by provenance, what each projection came from and
   the sampling parameters (PKP interval, threshold; selection groups);
 - time series (AerialVision-like): IPC and active warps over simulated cycles, L2 / DRAM where the
-  memory model gives them;
+  memory model gives them; per-SM and per-DRAM-channel heatmaps (report/spatial.py) when the run
+  recorded them;
+- correlation with hardware counters (`warpsim correlate`'s scatters) when a hardware CSV is given;
 - one page per kernel (Nsight Compute-like): issue-slot breakdown per scheduler cycle, occupancy
   achieved vs theoretical and its limiter, memory traffic and hit rates, and the kernel's point
   on an instruction roofline of the GPU description.
@@ -206,8 +208,11 @@ def timeseries_records(output) -> list[dict]:
 
 
 def render_single(doc: dict, *, gpu=None, timeseries: list[dict] | None = None,
-                  ts_interval: int | None = None, title: str | None = None, all_kernels: bool = False) -> str:
-    """The HTML text of one run's report. `gpu` (a GPUConfig) gives the roofline's ceilings."""
+                  ts_interval: int | None = None, title: str | None = None, all_kernels: bool = False,
+                  spatial=None, correlation: dict | None = None) -> str:
+    """The HTML text of one run's report. `gpu` (a GPUConfig) gives the roofline's ceilings;
+    `spatial` (timing.spatial.SpatialSeries) the heatmaps; `correlation` (validate.correlate's
+    document for this run) the scatters against hardware."""
     import jinja2
 
     plots = _Plots()
@@ -266,6 +271,16 @@ def render_single(doc: dict, *, gpu=None, timeseries: list[dict] | None = None,
             cyc = [int(r["cycle"]) for r in timeseries]
             gaps = [cyc[0]] + [b - a for a, b in zip(cyc[:-2], cyc[1:-1], strict=True)]
             ts_interval = min((g for g in gaps if g > 0), default=None)
+    if spatial is not None:
+        from warpsim.report.spatial import spatial_figures
+
+        figures["spatial"] = spatial_figures(spatial, doc, plots)
+    corr = None
+    if correlation is not None:
+        from warpsim.validate.pages import correlation_figures, correlation_heads, correlation_tables
+
+        corr = {"heads": correlation_heads(correlation), "figures": correlation_figures(correlation),
+                "tables": correlation_tables(correlation), "hardware_file": correlation["hardware_file"]}
     pages = [_kernel_page(k, recs[k["id"]], doc, ceil, plots) for k in shown]
     env = jinja2.Environment(autoescape=True)
     return env.from_string(TEMPLATE.read_text(encoding="utf-8")).render(
@@ -274,7 +289,8 @@ def render_single(doc: dict, *, gpu=None, timeseries: list[dict] | None = None,
              f"{doc.get('warpsim_version', '?')}",
         cards=cards, settings=settings, sampled=sampled, sampling_rows=sampling_rows,
         timeseries=bool(timeseries), ts_interval=ts_interval or "?", figures=figures,
-        kernel_header=header, kernel_rows=rows, pages=pages, fmt=_fmt,
+        kernel_header=header, kernel_rows=rows, pages=pages, fmt=_fmt, spatial=spatial is not None,
+        correlation=corr,
         hidden=len(doc["kernels"]) - len(shown))
 
 

@@ -9,7 +9,14 @@ grow the time-series buffer, check the wall clock (every G_ITER_BUDGET iteration
 from __future__ import annotations
 
 from warpsim.timing.cta_scheduler import kernel_start_events, place_ctas
-from warpsim.timing.memory import mem_next_event, mem_pop_done, mem_pop_wakes, mem_sample, mem_tick
+from warpsim.timing.memory import (
+    mem_next_event,
+    mem_pop_done,
+    mem_pop_wakes,
+    mem_sample,
+    mem_sample_channels,
+    mem_tick,
+)
 from warpsim.timing.scheduler import scan_scheduler
 from warpsim.timing.state import (
     G_ACTIVE_SMS,
@@ -36,6 +43,8 @@ from warpsim.timing.state import (
     K_QTAIL,
     K_RESIDENT,
     K_STARTED,
+    M_ACTIVE_WARPS,
+    M_WINST,
     MAX_DST,
     P_WARPS_PER_SM,
     PENDING_PER_WARP,
@@ -91,9 +100,16 @@ def _wake_refused(sm, t, wp, sc, p):
 
 
 @jit
-def _sample(gl, ms, at):
+def _sample(gl, ms, sms, at):
     g = gl.g
     n = g[G_TS_N]
+    sp = gl.spatial
+    if sp.shape[1] > 0:         # columns: timing/spatial.py
+        ns = sms.shape[0]
+        for s in range(ns):
+            sp[n, s] = sms[s, M_WINST]
+            sp[n, ns + s] = sms[s, M_ACTIVE_WARPS]
+        mem_sample_channels(ms, sp[n, 2 * ns:])
     gl.ts[n, TS_CYCLE] = at
     gl.ts[n, TS_WINST] = g[G_WINST]
     gl.ts[n, TS_TINST] = g[G_TINST]
@@ -105,7 +121,7 @@ def _sample(gl, ms, at):
 
 
 @jit
-def _sample_points(gl, ms, t):
+def _sample_points(gl, ms, sms, t):
     """Rows for every sample point in (last row, t]: nothing changed since the loop left the last
     cycle it processed, so the state now is the state at each of them. An idle stretch that skips
     several points gives two rows (its first and last point), never one per point, so the series
@@ -114,9 +130,9 @@ def _sample_points(gl, ms, t):
     first = g[G_NEXT_SAMPLE]
     iv = g[G_TS_INTERVAL]
     last = first + ((t - first) // iv) * iv
-    _sample(gl, ms, first)
+    _sample(gl, ms, sms, first)
     if last > first:
-        _sample(gl, ms, last)
+        _sample(gl, ms, sms, last)
     g[G_NEXT_SAMPLE] = last + iv
 
 
@@ -142,7 +158,7 @@ def run(t_stop, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms, done_buf):
             if g[G_TS_N] + 2 > gl.ts.shape[0]:
                 status = TS_FULL
                 break
-            _sample_points(gl, ms, t)
+            _sample_points(gl, ms, sms, t)
         if mem_next_event(ms) <= t:
             mem_tick(ms, t)
             nd = done_buf.shape[0]

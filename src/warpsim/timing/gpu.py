@@ -21,7 +21,7 @@ from warpsim.timing import compile_notice, core
 from warpsim.timing.arena import ArenaManager
 from warpsim.timing.control import Controller, KernelView, StopRecord
 from warpsim.timing.deadlock import explain as explain_deadlock
-from warpsim.timing.limits import MAX_SIM_CYCLES, grow_or_coarsen, with_final_row
+from warpsim.timing.limits import MAX_SIM_CYCLES, grow_or_coarsen, with_final_row, with_final_spatial_row
 from warpsim.timing.memory import begin_kernel as mem_begin_kernel
 from warpsim.timing.memory import (
     build_memory,
@@ -30,11 +30,14 @@ from warpsim.timing.memory import (
     hierarchy_state,
     is_hierarchy,
     memcpy_h2d,
+    memory_channels,
     memory_model_name,
     sample_scale,
 )
-from warpsim.timing.memory.hierarchy import hier_sample
+from warpsim.timing.memory.hierarchy import hier_sample, hier_sample_channels
 from warpsim.timing.occupancy import Occupancy, occupancy
+from warpsim.timing.spatial import SpatialLayout
+from warpsim.timing.spatial import final_row as spatial_final_row
 from warpsim.timing.state import (
     C_BAR_COUNT,
     C_KERNEL,
@@ -65,6 +68,7 @@ from warpsim.timing.state import (
     K_TINST,
     K_WARPS,
     K_WINST,
+    M_WINST,
     N_PCOLS,
     P_SUB_CORES,
     P_WARPS_PER_SM,
@@ -148,6 +152,8 @@ class SimOutput:
     dram_busy_per_cycle: float = 0.0   # DRAM busy cycles the channels can give per core cycle (0: fixed)
     stopped_by: str | None = None      # "max_cycles" or "timeout" when the run was cut short
     ts_interval: int = 0               # the time series' final sample interval (doubles when coarsened)
+    spatial: np.ndarray | None = None  # per-SM / per-channel rows beside `timeseries` (timing/spatial.py)
+    spatial_layout: SpatialLayout | None = None
 
 
 
@@ -155,7 +161,7 @@ class Simulator:
     """Holds the whole timing-model state for one run over a command stream."""
 
     def __init__(self, gpu, *, ts_interval: int = 500, memory_model: str | None = None,
-                 issue_log: int = 0, warp_log: int = 0, block_log: int = 0) -> None:
+                 issue_log: int = 0, warp_log: int = 0, block_log: int = 0, spatial: bool = False) -> None:
         self.gpu = gpu
         sm = gpu.sm
         self.n_sms = sm.count
@@ -181,9 +187,11 @@ class Simulator:
         self.ct = new_ctas(n_ctas)
         self.sm = new_sms(sm.count)
         self.kn = new_kernels(self.kslots, self.queue_cap)
-        self.g0 = new_globals(ts_interval, self.kslots, issue_log=issue_log)
         self.arena = ArenaManager(new_blocks(n_ctas + self.kslots * self.queue_cap))
         self.ms = build_memory(gpu, n_warps * PENDING_PER_WARP, memory_model)
+        self.spatial = SpatialLayout(sm.count, memory_channels(self.ms)) if spatial else None
+        self.g0 = new_globals(ts_interval, self.kslots, issue_log=issue_log,
+                              spatial_columns=self.spatial.columns if self.spatial else 0)
         self.done_buf = np.zeros(max(1024, gpu.sm.count), dtype=np.int64)   # also takes SM wake lists
         self.running: dict[int, KernelRun] = {}
         self.results: list[KernelResult] = []
@@ -445,6 +453,12 @@ class Simulator:
         if is_hierarchy(self.ms):          # Python side: the named views, not the compiled unpack
             hier_sample(hierarchy_state(self.ms), counters)
         timeseries = with_final_row(self.g0, total, counters)
+        spatial = None
+        if self.spatial is not None:
+            channels = np.zeros(2 * self.spatial.n_channels, np.int64)
+            if is_hierarchy(self.ms):
+                hier_sample_channels(hierarchy_state(self.ms), channels)
+            spatial = with_final_spatial_row(self.g0, total, spatial_final_row(self.sm, channels, M_WINST))
         return SimOutput(
             kernels=self.results, total_cycles=total, warp_instructions=int(g[G_WINST]),
             thread_instructions=int(g[G_TINST]),
@@ -452,7 +466,8 @@ class Simulator:
             timeseries=timeseries, stopped_by=stopped_by, ts_interval=int(g[G_TS_INTERVAL]),
             wall_seconds=time.perf_counter() - wall0, memory_model=memory_model_name(self.ms),
             truncated=truncated, memcpy_bytes=self.memcpy_bytes,
-            issue_log=self.g0.log[:int(g[G_LOG_N])].copy(), dram_busy_per_cycle=sample_scale(self.ms))
+            issue_log=self.g0.log[:int(g[G_LOG_N])].copy(), dram_busy_per_cycle=sample_scale(self.ms),
+            spatial=spatial, spatial_layout=self.spatial)
 
 
 def _diff_stats(before: dict, after: dict) -> dict:
@@ -484,7 +499,7 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
              ts_interval: int = 500, memory_model: str | None = None,
              progress: ProgressFn | None = None, issue_log: int = 0,
              controller: Controller | None = None, timeout_s: float | None = None,
-             hooks=None) -> SimOutput:
+             hooks=None, spatial: bool = False) -> SimOutput:
     """Simulate a command stream (memcpys and kernel launches) on a GPU description.
 
     `hooks` (warpsim.checkpoint.run.CheckpointHooks) restores a saved state before the run
@@ -493,13 +508,14 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
     `issue_log` > 0 records (cycle, warp slot, arena index) of that many first issues. A run cut by
     `max_cycles` (core cycles) or `timeout_s` (wall-clock seconds, checked inside the compiled loop
     every few ten thousand iterations) returns what it simulated, marked `truncated`/`stopped_by`.
+    `spatial` also records per-SM and per-DRAM-channel samples at the time series' points.
     """
     check_limits(max_cycles, timeout_s, ts_interval)
     model = memory_model or gpu.memory_model
     compile_notice.announce(model)
     sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model, issue_log=issue_log,
                     warp_log=int(getattr(controller, "warp_log", 0) or 0),
-                    block_log=int(getattr(controller, "block_log", 0) or 0))
+                    block_log=int(getattr(controller, "block_log", 0) or 0), spatial=spatial)
     # The cyclic collector is paused for the run: it kept re-scanning numba's and the configs'
     # objects whenever CTA building allocated (measured: 5-6 % of a memory-bound run). What a run
     # allocates is freed by reference counting; anything cyclic is collected once it returns.

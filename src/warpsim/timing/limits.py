@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from warpsim.timing.spatial import max_rows
 from warpsim.timing.state import (
     G_FINISHED_CTAS,
     G_LAST_KERNEL,
@@ -35,19 +36,27 @@ MAX_TS_ROWS = 1 << 16             # 65,536 rows x 9 int64 columns = 4.5 MB at mo
 
 
 def grow_or_coarsen(gl: Globals) -> Globals:
-    """Make room for at least two more rows: double the buffer below MAX_TS_ROWS, else keep every
-    other row and double the interval. Returns the (possibly new) Globals."""
+    """Make room for at least two more rows: double the buffers below the row limit (MAX_TS_ROWS,
+    lower when the spatial series is recorded: timing/spatial.py), else keep every other row and
+    double the interval. Returns the (possibly new) Globals."""
     n = int(gl.g[G_TS_N])
     cap = gl.ts.shape[0]
-    if cap < MAX_TS_ROWS:
-        new_cap = min(2 * cap, MAX_TS_ROWS)
+    spatial = gl.spatial.shape[1] > 0
+    limit = max_rows(gl.spatial.shape[1], MAX_TS_ROWS)
+    if cap < limit:
+        new_cap = min(2 * cap, limit)
         ts = np.zeros((new_cap, gl.ts.shape[1]), np.int64)
         ts[:n] = gl.ts[:n]
-        return gl._replace(ts=ts)
-    kept = gl.ts[1:n:2].copy()
-    gl.ts[:] = 0
-    gl.ts[:kept.shape[0]] = kept
-    gl.g[G_TS_N] = kept.shape[0]
+        if not spatial:
+            return gl._replace(ts=ts)
+        sp = np.zeros((new_cap, gl.spatial.shape[1]), np.int64)
+        sp[:n] = gl.spatial[:n]
+        return gl._replace(ts=ts, spatial=sp)
+    for arr in (gl.ts, gl.spatial) if spatial else (gl.ts,):
+        kept = arr[1:n:2].copy()
+        arr[:] = 0
+        arr[:kept.shape[0]] = kept
+    gl.g[G_TS_N] = n // 2
     gl.g[G_TS_INTERVAL] *= 2       # the pending point G_NEXT_SAMPLE stays: its state is exact
     return gl
 
@@ -68,6 +77,15 @@ def with_final_row(gl: Globals, cycle: int, mem_counters: np.ndarray) -> np.ndar
     row[TS_FINISHED_CTAS] = g[G_FINISHED_CTAS]
     row[TS_KERNEL] = g[G_LAST_KERNEL]
     row[TS_MEM:] = mem_counters
+    return np.vstack([rows, row[None, :]])
+
+
+def with_final_spatial_row(gl: Globals, cycle: int, row: np.ndarray) -> np.ndarray:
+    """The spatial rows matching with_final_row's (the same row dropped, `row` appended)."""
+    n = int(gl.g[G_TS_N])
+    rows = gl.spatial[:n]
+    if n and int(gl.ts[n - 1, TS_CYCLE]) >= cycle:
+        rows = rows[:-1]
     return np.vstack([rows, row[None, :]])
 
 

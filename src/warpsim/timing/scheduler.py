@@ -42,6 +42,7 @@ from warpsim.timing.state import (
     K_TINST,
     K_WINST,
     LG_BLOCKS,
+    M_WINST,
     MEMORY,
     NO_INSTRUCTION,
     P_ACTIVE_SET,
@@ -203,6 +204,7 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
         lanes = popcount32(inst[i, I_MASK])
         gl.g[G_WINST] += 1
         gl.g[G_TINST] += lanes
+        sms[g // p[P_WARPS_PER_SM], M_WINST] += 1
         c = w[g, W_CTA]
         k = ct.c[c, C_KERNEL]
         kn.k[k, K_WINST] += 1

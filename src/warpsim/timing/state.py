@@ -71,9 +71,9 @@ N_SCOLS = 6
 C_KERNEL, C_BLOCK, C_NWARPS, C_WARPS_LEFT, C_BAR_COUNT = range(5)
 N_CCOLS = 5
 
-# Sms columns
-M_THREADS, M_WARPS, M_REGS, M_SMEM, M_CTAS, M_ACTIVE_WARPS = range(6)
-N_MCOLS = 6
+# Sms columns (M_WINST: warp instructions the SM has issued, cumulative, for the per-SM time series)
+M_THREADS, M_WARPS, M_REGS, M_SMEM, M_CTAS, M_ACTIVE_WARPS, M_WINST = range(7)
+N_MCOLS = 7
 
 # Kernels.k columns
 (K_ACTIVE, K_STARTED, K_SEQ, K_START, K_THREADS, K_WARPS, K_REGS, K_SMEM, K_QHEAD, K_QTAIL, K_LOW,
@@ -147,6 +147,8 @@ class Globals(NamedTuple):
     ts: np.ndarray       # int64 [cap, TS_COLUMNS]
     scratch: np.ndarray  # int64 [64 + kernel slots]
     log: np.ndarray      # int64 [cap, 3] issue log (cycle, warp slot, arena index) of the first issues
+    spatial: np.ndarray  # int64 [cap, U] per-SM / per-DRAM-channel samples, rows as in ts (U = 0: off;
+                         # columns in timing/spatial.py)
 
 
 class Params(NamedTuple):
@@ -208,7 +210,7 @@ def new_kernels(n: int, queue: int) -> Kernels:
 
 
 def new_globals(ts_interval: int, n_kernel_slots: int, ts_capacity: int = 4096,
-                issue_log: int = 0) -> Globals:
+                issue_log: int = 0, spatial_columns: int = 0) -> Globals:
     g = np.zeros(N_GCOLS, np.int64)
     g[G_EVENT_KERNEL] = -1
     g[G_NEXT_SAMPLE] = g[G_TS_INTERVAL] = ts_interval if ts_interval > 0 else INF
@@ -216,7 +218,8 @@ def new_globals(ts_interval: int, n_kernel_slots: int, ts_capacity: int = 4096,
     g[G_LAST_KERNEL] = -1
     return Globals(g=g, stalls=np.zeros(6, np.int64), ts=np.zeros((ts_capacity, TS_COLUMNS), np.int64),
                    scratch=np.zeros(64 + n_kernel_slots, np.int64),
-                   log=np.zeros((issue_log, 3), np.int64))
+                   log=np.zeros((issue_log, 3), np.int64),
+                   spatial=np.zeros((ts_capacity if spatial_columns else 0, spatial_columns), np.int64))
 
 
 @jit

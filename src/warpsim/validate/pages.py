@@ -79,7 +79,8 @@ def correlation_tables(doc: dict) -> list[TableData]:
     return [stats, pts]
 
 
-def correlation_html(doc: dict) -> str:
+def correlation_figures(doc: dict) -> list:
+    """One log-log scatter (report.plots.Figure) per counter with matched values."""
     figs = []
     for c in doc["counters"]:
         s = doc["statistics"][c]
@@ -94,11 +95,20 @@ def correlation_html(doc: dict) -> str:
                                    xlabel=f"hardware {c}", ylabel=f"warpsim {c}",
                                    groups=[p["benchmark"] for p in pts],
                                    caption="Log-log, one point per kernel; the dashed line is x = y."))
+    return figs
+
+
+def correlation_heads(doc: dict) -> list[str]:
     ok = {c: s for c, s in doc["statistics"].items() if s["status"] == "ok"}
     heads = [f"{len(doc['points'])} kernels matched ({doc['memory_model']} memory model; hardware: "
              f"{doc['hardware_format']})",
-             "Pearson: " + ", ".join(f"{c} {fmt_corr(s['pearson'])}" for c, s in ok.items())]
+             "Pearson: " + (", ".join(f"{c} {fmt_corr(s['pearson'])}" for c, s in ok.items()) or "no counter "
+                            "with values on both sides")]
     if doc["unmatched_sim_kernels"]:
         heads.append(f"{len(doc['unmatched_sim_kernels'])} simulated kernels unmatched")
-    return render("warpsim correlate", [doc["hardware_file"], *doc["simulation_files"]], heads, figs,
-                  correlation_tables(doc))
+    return heads
+
+
+def correlation_html(doc: dict) -> str:
+    return render("warpsim correlate", [doc["hardware_file"], *doc["simulation_files"]],
+                  correlation_heads(doc), correlation_figures(doc), correlation_tables(doc))

@@ -8,7 +8,9 @@ The core calls six compiled functions and never looks inside:
   mem_pop_done(ms, cycle, out)   tokens whose access completed by `cycle` (every token exactly once);
   mem_pop_wakes(ms, cycle, out)  SMs whose -2-refused warps should retry at `cycle`;
   mem_next_event(ms)             earliest cycle anything inside can change (for idle skipping);
-  mem_sample(ms, out)            out[0:3] = cumulative L2 accesses, L2 misses, DRAM busy cycles.
+  mem_sample(ms, out)            out[0:3] = cumulative L2 accesses, L2 misses, DRAM busy cycles;
+  mem_sample_channels(ms, out)   out[2c], out[2c+1] = channel c's busy cycles, reads + writes
+                                 (memory_channels(ms) channels; none with the fixed model).
 `ms` is a MemState: a NamedTuple of a FEW arrays (the core is compiled without reference counting
 and every array handed to a compiled function is copied by value). Models:
   "fixed"      FixedState (4 arrays): fixed latency per space (fixed.py);
@@ -110,6 +112,11 @@ def finish_stats(ms: MemState, delta: dict, cycles: int) -> dict:
     return delta
 
 
+def memory_channels(ms: MemState) -> int:
+    """DRAM channels the memory model simulates (0: fixed latency, no DRAM)."""
+    return int(hierarchy_state(ms).p[H.S.P_NCH]) if is_hierarchy(ms) else 0
+
+
 def sample_scale(ms: MemState) -> float:
     """DRAM busy cycles available per core cycle (all channels): the denominator of utilisation."""
     if not is_hierarchy(ms):
@@ -160,6 +167,12 @@ def mem_sample(ms, out):
         out[:N_SAMPLE] = 0
     else:
         H.hier_sample(unpack(ms.h), out)
+    return 0
+
+
+def mem_sample_channels(ms, out):
+    if isinstance(ms, HierMemState):
+        H.hier_sample_channels(unpack(ms.h), out)
     return 0
 
 
@@ -228,8 +241,20 @@ def _ov_sample(ms, out):
     return hier
 
 
+@overload(mem_sample_channels, inline="always")
+def _ov_sample_channels(ms, out):
+    if _is_fixed_type(ms):
+        return lambda ms, out: 0
+
+    def hier(ms, out):
+        H.hier_sample_channels(unpack(ms.h), out)
+        return 0
+    return hier
+
+
 __all__ = ["INF", "MODELS", "FixedState", "HierMemState", "MemState", "N_SAMPLE", "build_memory",
            "begin_kernel", "memcpy_h2d",
            "collect_stats", "finish_stats", "hierarchy_state", "is_hierarchy", "mem_issue", "mem_tick",
-           "mem_pop_done", "mem_pop_wakes", "mem_next_event", "mem_sample", "memory_model_name",
+           "mem_pop_done", "mem_pop_wakes", "mem_next_event", "mem_sample", "mem_sample_channels",
+           "memory_channels", "memory_model_name",
            "sample_scale"]

@@ -28,11 +28,18 @@ from warpsim.timing.memory.hierarchy.engine import (
 )
 from warpsim.timing.memory.hierarchy.issue import hier_issue
 from warpsim.timing.memory.hierarchy.state import INF, HierState
-from warpsim.timing.memory.hierarchy.stats import collect_stats, hier_sample, reset_stats, stats_text
+from warpsim.timing.memory.hierarchy.stats import (
+    collect_stats,
+    hier_sample,
+    hier_sample_channels,
+    reset_stats,
+    stats_text,
+)
 from warpsim.timing.memory.hierarchy.stats import derive as derive_stats
 
 __all__ = ["INF", "HierState", "S", "begin_kernel", "build_hierarchy", "carveout", "collect_stats",
            "derive_stats",
            "hier_idle", "hier_issue", "hier_next_event", "hier_pop_done", "hier_pop_wakes", "hier_sample",
+           "hier_sample_channels",
            "hier_tick",
            "memcpy_h2d", "reset_stats", "stats_text"]

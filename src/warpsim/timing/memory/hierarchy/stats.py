@@ -138,6 +138,15 @@ def hier_sample(hs, out):
     out[2] = busy
 
 
+@jit
+def hier_sample_channels(hs, out):
+    """Per-channel cumulative counters for the spatial time series: out[2c] = DRAM data-bus busy
+    cycles of channel c, out[2c + 1] = its reads + writes."""
+    for c in range(hs.d_st.shape[0]):
+        out[2 * c] = hs.d_st[c, S.D_BUSY]
+        out[2 * c + 1] = hs.d_st[c, S.D_RD] + hs.d_st[c, S.D_WR]
+
+
 def _text_rows(prefix: str, bd: dict, fold_atomic: bool) -> list[str]:
     rows = []
     merged = {k: dict(v) for k, v in bd.items()}
