@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from warpsim.bench.kernels import shared_tiled, vector_add
+from warpsim.bench.kernels import ffma_loop, shared_tiled, vector_add
 from warpsim.config import load_gpu
 from warpsim.errors import InputError, WarpsimError
 from warpsim.timing import gpu as gpu_mod
@@ -195,3 +195,25 @@ def test_cli_max_cycles_is_reported_and_exits_3(tmp_path):
     for bad in (["--max-cycles", "0"], ["--interval", "0"], ["--interval", "-5"], ["--timeout", "0"]):
         res = CliRunner().invoke(app, ["sim", str(VECADD), "-q", *bad])
         assert res.exit_code == 2 and "Invalid value" in res.output, (bad, res.output)
+
+
+def test_memory_stays_flat_as_simulated_time_grows():
+    """Ten times the simulated cycles (a long dependent FFMA chain at 10^5-cycle latency, sampled
+    every cycle, with the spatial series on) needs no more memory: the series follows activity
+    and the arena holds the same one CTA."""
+    import tracemalloc
+
+    slow = load_gpu("QV100", ["latency.sp=[100000,1]"])
+
+    def peak(iterations: int) -> tuple[int, int]:
+        tracemalloc.start()
+        out = gpu_mod.simulate([ffma_loop(iterations=iterations, ctas=1, threads=32)], slow, ts_interval=1,
+                               spatial=True)
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return out.total_cycles, top
+
+    short_cycles, short_peak = peak(20)
+    long_cycles, long_peak = peak(200)
+    assert long_cycles > 9 * short_cycles > 9 * 2_000_000
+    assert long_peak - short_peak < 1 << 20          # < 1 MB more for 10x the cycles
