@@ -11,13 +11,16 @@ from warpsim.workloads.device import NULL, Ptr
 SOURCE = "ml/layers.cu"
 EW = 256  # block of the element-wise kernels
 TS = 16  # GEMM tile
+TC_TILE = 64  # tensor-core GEMM: a CTA of TC_THREADS computes a 64 x 64 tile
+TC_THREADS = 128
 
 
 class Layers:
     """Launch helpers: pointers in, pointers out; every call is exactly one kernel launch."""
 
-    def __init__(self, ctx: RunContext) -> None:
+    def __init__(self, ctx: RunContext, tensor_cores: bool = False) -> None:
         self.ctx = ctx
+        self.tensor_cores = tensor_cores     # GEMMs on tensor cores (gemm_tc_*: inputs rounded to half)
 
     def gemm(
         self,
@@ -49,10 +52,15 @@ class Layers:
         lda = lda if lda is not None else (m if ta else k)
         ldb = ldb if ldb is not None else (k if tb else n)
         ldc = ldc if ldc is not None else n
+        if self.tensor_cores:
+            kernel = kernel.replace("gemm_", "gemm_tc_")
+            grid, block = (cdiv(n, TC_TILE), cdiv(m, TC_TILE), batch), (TC_THREADS,)
+        else:
+            grid, block = (cdiv(n, TS), cdiv(m, TS), batch), (TS, TS)
         self.ctx.launch(
             kernel,
-            (cdiv(n, TS), cdiv(m, TS), batch),
-            (TS, TS),
+            grid,
+            block,
             i32(m),
             i32(n),
             i32(k),

@@ -1,10 +1,14 @@
-"""Tensor-core layers: a CUTLASS-style WMMA GEMM (half inputs, float accumulation and epilogue)."""
+"""Tensor-core layers: a CUTLASS-style WMMA GEMM (half inputs, float accumulation and epilogue), and
+the ML layers and transformer block with their GEMMs on tensor cores (`-tc`: mixed precision, float
+tensors rounded to half as they are staged, as automatic mixed precision runs them)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from warpsim.workloads.context import RunContext, f32, f64
+from warpsim.workloads.drivers.ml_lib import SOURCE, Layers, ref_softmax
+from warpsim.workloads.drivers.ml_networks import half_rounded, transformer_block
 from warpsim.workloads.registry import register
 
 
@@ -29,3 +33,61 @@ def wmma_gemm(ctx: RunContext) -> None:
                f32(1.5), f32(0.5))
     ctx.check("C", lambda: ctx.download(dc, (m, n)),
               lambda: 1.5 * (a.astype(f64) @ b.astype(f64)) + 0.5 * c, rtol=1e-5, atol=1e-4)
+
+
+@register(
+    "ml/sgemm-tc",
+    SOURCE,
+    ["gemm_tc_nn"],
+    tiny=dict(M=80, N=48, K=40),
+    small=dict(M=256, N=256, K=256),
+    standard=dict(M=1024, N=1024, K=1024),
+)
+def sgemm_tc(ctx: RunContext) -> None:
+    """ml/sgemm on tensor cores: float A, B rounded to half in shared memory, float accumulation."""
+    m, n, k = ctx.sz.M, ctx.sz.N, ctx.sz.K
+    a, b = ctx.rand(m, k, lo=-1, hi=1), ctx.rand(k, n, lo=-1, hi=1)
+    da, db, dc = ctx.upload(a), ctx.upload(b), ctx.zeros((m, n))
+    Layers(ctx, tensor_cores=True).gemm(m, n, k, da, db, dc)
+    ctx.check("C", lambda: ctx.download(dc, (m, n)), lambda: half_rounded(a) @ half_rounded(b), rtol=1e-5)
+
+
+@register(
+    "ml/attention-tc",
+    SOURCE,
+    ["gemm_tc_nt", "softmax_rows", "gemm_tc_nn"],
+    tiny=dict(HEADS=2, SEQ=32, DHEAD=16),
+    small=dict(HEADS=4, SEQ=128, DHEAD=32),
+    standard=dict(HEADS=8, SEQ=512, DHEAD=64),
+)
+def attention_tc(ctx: RunContext) -> None:
+    """ml/attention with QK^T and PV on tensor cores (scores and probabilities stay float)."""
+    h, t, d = ctx.sz.HEADS, ctx.sz.SEQ, ctx.sz.DHEAD
+    q, k, v = (ctx.rand(h, t, d, lo=-1, hi=1) for _ in range(3))
+    dq, dk, dv = ctx.upload(q), ctx.upload(k), ctx.upload(v)
+    ds, dp, do = ctx.zeros((h, t, t)), ctx.zeros((h, t, t)), ctx.zeros((h, t, d))
+    lay = Layers(ctx, tensor_cores=True)
+    lay.gemm(t, t, d, dq, dk, ds, tb=True, alpha=1.0 / np.sqrt(d), batch=h, sa=t * d, sb=t * d, sc=t * t)
+    lay.softmax(ds, dp, h * t, t)
+    lay.gemm(t, d, t, dp, dv, do, batch=h, sa=t * t, sb=t * d, sc=t * d)
+    s = np.einsum("htd,hsd->hts", half_rounded(q), half_rounded(k)) / np.sqrt(d)
+    ctx.check("scores", lambda: ctx.download(ds, (h, t, t)), s, rtol=1e-5)
+    # the probabilities are checked against the device's own scores, the output against its own
+    # probabilities: half rounding of a float that differs from float64 in the last bit may differ
+    ctx.check("probs", lambda: ctx.download(dp, (h, t, t)),
+              lambda: ref_softmax(ctx.download(ds, (h, t, t)).astype(f64)), rtol=1e-4)
+    ctx.check("out", lambda: ctx.download(do, (h, t, d)),
+              lambda: half_rounded(ctx.download(dp, (h, t, t))) @ half_rounded(v), rtol=1e-4)
+
+
+@register(
+    "ml/transformer-tc",
+    SOURCE,
+    ["layernorm_rows", "gemm_tc_nn", "gemm_tc_nt", "softmax_rows", "add_vec"],
+    tiny=dict(SEQ=16, DMODEL=32, HEADS=2, DFF=64, ITERS=2),
+    small=dict(SEQ=32, DMODEL=64, HEADS=4, DFF=128, ITERS=4),
+    standard=dict(SEQ=128, DMODEL=256, HEADS=4, DFF=1024, ITERS=200),
+)
+def transformer_tc(ctx: RunContext) -> None:
+    """ml/transformer with every GEMM on tensor cores (mixed precision)."""
+    transformer_block(ctx, tensor_cores=True)

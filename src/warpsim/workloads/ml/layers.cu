@@ -1,6 +1,9 @@
 // Neural-network layer kernels shared by the ML workloads (one library, like a small cuDNN):
 // tiled SGEMM with transposes, strides, batching and a bias/ReLU epilogue; direct and im2col
-// convolution; pooling; row softmax and layer norm; element-wise and training-step kernels.
+// convolution; pooling; row softmax and layer norm; element-wise and training-step kernels; and the
+// same GEMM on tensor cores (mixed precision, as frameworks run it under automatic mixed precision).
+#include <mma.h>
+#include <cuda_fp16.h>
 #define TS 16
 
 // C[b] = alpha * op(A[b]) op(B[b]) + beta * C[b] (+ bias[col]) (ReLU if act == 1).
@@ -220,3 +223,81 @@ extern "C" __global__ void sgd_update(int n, float *w, const float *g, float lr)
     if (i < n)
         w[i] -= lr * g[i];
 }
+
+// Tensor-core GEMM with the same arguments and epilogue as gemm_*: inputs are float in memory and
+// rounded to half as they are staged in shared memory (the cast automatic mixed precision inserts),
+// products accumulate in float on the tensor cores. A CTA of 4 warps computes a 64 x 64 tile of C,
+// each warp 32 x 32 as 2 x 2 WMMA 16x16x16 fragments, over 32-deep K slices; the accumulators go
+// through shared memory so the epilogue (alpha, beta, bias, ReLU) and the edges are per element.
+#define TC_BM 64
+#define TC_BN 64
+#define TC_BK 32
+template <bool TA, bool TB>
+__device__ __forceinline__ void gemm_tc_body(int M, int N, int K, float alpha, const float *A, int lda,
+                                             long long sa, const float *B, int ldb, long long sb, float beta,
+                                             float *C, int ldc, long long sc, const float *bias, int act)
+{
+    using namespace nvcuda;
+    __shared__ __align__(32) half As[TC_BM][TC_BK + 8];
+    __shared__ __align__(32) half Bs[TC_BK][TC_BN + 8];
+    __shared__ __align__(32) float Cs[TC_BM][TC_BN + 4];
+    A += blockIdx.z * sa;
+    B += blockIdx.z * sb;
+    C += blockIdx.z * sc;
+    const int tid = threadIdx.x, warp = tid / 32, wm = warp / 2, wn = warp % 2;
+    const int row0 = blockIdx.y * TC_BM, col0 = blockIdx.x * TC_BN;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            wmma::fill_fragment(acc[i][j], 0.0f);
+    for (int k0 = 0; k0 < K; k0 += TC_BK) {
+        // consecutive threads read consecutive addresses of whichever layout A and B have
+        for (int idx = tid; idx < TC_BM * TC_BK; idx += 128) {
+            int r = TA ? idx % TC_BM : idx / TC_BK, c = TA ? idx / TC_BM : idx % TC_BK;
+            int gr = row0 + r, gk = k0 + c;
+            float v = (gr < M && gk < K) ? (TA ? A[(long long)gk * lda + gr] : A[(long long)gr * lda + gk]) : 0.0f;
+            As[r][c] = __float2half(v);
+        }
+        for (int idx = tid; idx < TC_BK * TC_BN; idx += 128) {
+            int r = TB ? idx % TC_BK : idx / TC_BN, c = TB ? idx / TC_BK : idx % TC_BN;
+            int gk = k0 + r, gc = col0 + c;
+            float v = (gk < K && gc < N) ? (TB ? B[(long long)gc * ldb + gk] : B[(long long)gk * ldb + gc]) : 0.0f;
+            Bs[r][c] = __float2half(v);
+        }
+        __syncthreads();
+        for (int kk = 0; kk < TC_BK; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa[2];
+            wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb[2];
+            for (int i = 0; i < 2; i++)
+                wmma::load_matrix_sync(fa[i], &As[wm * 32 + i * 16][kk], TC_BK + 8);
+            for (int j = 0; j < 2; j++)
+                wmma::load_matrix_sync(fb[j], &Bs[kk][wn * 32 + j * 16], TC_BN + 8);
+            for (int i = 0; i < 2; i++)
+                for (int j = 0; j < 2; j++)
+                    wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+        }
+        __syncthreads();
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            wmma::store_matrix_sync(&Cs[wm * 32 + i * 16][wn * 32 + j * 16], acc[i][j], TC_BN + 4,
+                                    wmma::mem_row_major);
+    __syncthreads();
+    for (int idx = tid; idx < TC_BM * TC_BN; idx += 128) {
+        int r = idx / TC_BN, c = idx % TC_BN, row = row0 + r, col = col0 + c;
+        if (row < M && col < N) {
+            float v = alpha * Cs[r][c];
+            if (beta != 0.0f)
+                v += beta * C[(long long)row * ldc + col];
+            if (bias)
+                v += bias[col];
+            if (act == 1)
+                v = fmaxf(v, 0.0f);
+            C[(long long)row * ldc + col] = v;
+        }
+    }
+}
+
+extern "C" __global__ void gemm_tc_nn(GEMM_ARGS) { gemm_tc_body<false, false>(GEMM_PASS); }
+extern "C" __global__ void gemm_tc_nt(GEMM_ARGS) { gemm_tc_body<false, true>(GEMM_PASS); }
+extern "C" __global__ void gemm_tc_tn(GEMM_ARGS) { gemm_tc_body<true, false>(GEMM_PASS); }
