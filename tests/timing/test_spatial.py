@@ -75,7 +75,8 @@ def test_spatial_rows_are_coarsened_with_the_main_series(monkeypatch):
     monkeypatch.setattr(spatial_mod, "MIN_ROWS", 16)
     monkeypatch.setattr(spatial_mod, "SPATIAL_BYTES", 64 * 8 * 2 * N_SMS)      # room for 64 rows
     monkeypatch.setattr(gpu_mod, "new_globals", lambda iv, k, **kw: new_globals(iv, k, ts_capacity=16, **kw))
-    coarse = gpu_mod.simulate([vector_add(n=1 << 18)], QV100, ts_interval=2, memory_model="fixed", spatial=True)
+    coarse = gpu_mod.simulate([vector_add(n=1 << 18)], QV100, ts_interval=2, memory_model="fixed",
+                              spatial=True)
     assert len(full.spatial) > 64 >= len(coarse.spatial) - 1
     assert coarse.total_cycles == full.total_cycles
     cycles = full.timeseries[:, TS_CYCLE]
@@ -118,7 +119,8 @@ def test_sim_and_report_cli_draw_the_heatmaps_and_the_correlation(tmp_path):
     hw = tmp_path / "hw.csv"
     hw.write_text("Benchmark,Kernel,L1_RH,L1_RM,L1_WH,L1_WM,CC_ACC,SHRD_ACC,DRAM_Rd,DRAM_Wr,L2_RH,L2_RM,"
                   "L2_WH,L2_WM,NOC,Pipeline_Duty,Num_Idle_SMs,Elapsed_Cycles,Chip Voltage\n"
-                  f"vecadd,{name},0,100,0,50,0,0,400,200,10,90,50,0,0,0,0,{2 * doc['kernels'][0]['cycles']},1\n")
+                  f"vecadd,{name},0,100,0,50,0,0,400,200,10,90,50,0,0,0,0,"
+                  f"{2 * doc['kernels'][0]['cycles']},1\n")
     res = CliRunner().invoke(app, ["report", str(out_json), "--spatial", str(sp_csv), "--hw", str(hw),
                                    "--html", str(html)])
     assert res.exit_code == 0, res.output
@@ -129,4 +131,5 @@ def test_sim_and_report_cli_draw_the_heatmaps_and_the_correlation(tmp_path):
     assert text.count("data:image/png;base64") >= 1                # the cycles scatter at least
     assert '"type":"heatmap"' in text.replace(" ", "")
     res = CliRunner().invoke(app, ["report", str(tmp_path), "--spatial", str(sp_csv)])
-    assert isinstance(res.exception, InputError) and "applies to the report of one result" in str(res.exception)
+    assert isinstance(res.exception, InputError)
+    assert "applies to the report of one result" in str(res.exception)

@@ -87,3 +87,5 @@ N_LAT_CLASSES = len(LatClass)
 # Instruction flags (bit field, uint8)
 FLAG_BYPASS_L1 = 1     # .STRONG.GPU loads and atomics: cached at L2 only
 FLAG_HALF_II = 2       # FP16x2 ops with doubled throughput
+FLAG_GRID_SYNC = 4     # the arrival atomic of a grid-wide barrier (cooperative groups' grid.sync()):
+                       # its warp waits until every CTA of the kernel has arrived

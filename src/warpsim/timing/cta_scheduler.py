@@ -8,6 +8,8 @@ gets an SM's leftover resources).
 from __future__ import annotations
 
 from warpsim.timing.state import (
+    AT_CTA_BARRIER,
+    AT_GRID_BARRIER,
     B_INST_START,
     B_LIVE,
     B_NWARPS,
@@ -25,6 +27,8 @@ from warpsim.timing.state import (
     INF,
     K_ACTIVE,
     K_CTAS_DONE,
+    K_GRID_ARRIVED,
+    K_GRID_CTAS,
     K_QHEAD,
     K_QTAIL,
     K_REGS,
@@ -180,15 +184,37 @@ def place_ctas(t, bl, wp, sc, ct, sms, kn, gl, p):
 
 @jit
 def release_barrier(c, t, wp, sc, ct, p):
+    """Every warp of CTA c waiting at bar.sync may issue from the next cycle."""
     for j in range(ct.c[c, C_NWARPS]):
         g = ct.warps[c, j]
-        if wp.w[g, W_AT_BAR]:
+        if wp.w[g, W_AT_BAR] == AT_CTA_BARRIER:
             wp.w[g, W_AT_BAR] = 0
             wp.w[g, W_READY] = t + 1
             q = sched_of(g, p)
             if sc.s[q, S_WAKE] > t + 1:
                 sc.s[q, S_WAKE] = t + 1
     ct.c[c, C_BAR_COUNT] = 0
+
+
+@jit
+def arrive_grid_barrier(g, k, t, wp, sc, ct, kn, p):
+    """Warp g (its CTA's arrival) waits at kernel k's grid-wide barrier; the last CTA to arrive
+    releases every waiting warp of the kernel from the next cycle (cooperative launches keep all
+    CTAs resident, so the scan over the warp slots finds them all)."""
+    kk = kn.k
+    wp.w[g, W_AT_BAR] = AT_GRID_BARRIER
+    kk[k, K_GRID_ARRIVED] += 1
+    if kk[k, K_GRID_ARRIVED] < kk[k, K_GRID_CTAS]:
+        return
+    kk[k, K_GRID_ARRIVED] = 0
+    w = wp.w
+    for x in range(w.shape[0]):
+        if w[x, W_AT_BAR] == AT_GRID_BARRIER and w[x, W_CTA] >= 0 and ct.c[w[x, W_CTA], C_KERNEL] == k:
+            w[x, W_AT_BAR] = 0
+            w[x, W_READY] = t + 1
+            q = sched_of(x, p)
+            if sc.s[q, S_WAKE] > t + 1:
+                sc.s[q, S_WAKE] = t + 1
 
 
 @jit

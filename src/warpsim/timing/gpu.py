@@ -55,6 +55,7 @@ from warpsim.timing.state import (
     K_ACTIVE,
     K_CTAS_DONE,
     K_DONE_CYCLE,
+    K_GRID_CTAS,
     K_LOW,
     K_MORE,
     K_QHEAD,
@@ -224,6 +225,12 @@ class Simulator:
         kk[slot, K_MORE] = 1
         wave = occ.ctas_per_sm * self.n_sms
         kk[slot, K_LOW] = max(1, min(wave, self.queue_cap // 2))
+        kk[slot, K_GRID_CTAS] = info.num_ctas
+        if info.extra.get("grid_sync") and info.num_ctas > wave:
+            raise InputError(f"{where}: a grid-wide barrier (cooperative launch) needs all {info.num_ctas:,} "
+                             f"CTAs resident at once; {wave:,} fit on this GPU ({occ.ctas_per_sm} per SM, "
+                             f"limited by {occ.limited_by}); CUDA refuses such a launch "
+                             "(cudaErrorCooperativeLaunchTooLarge)")
         if info.num_ir_regs > self.regs:
             self._grow_registers(info.num_ir_regs)
         shmem_per_sm = res.shared * occ.ctas_per_sm

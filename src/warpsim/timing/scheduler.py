@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from warpsim.ir.kinds import FLAG_HALF_II, InstKind
+from warpsim.ir.kinds import FLAG_GRID_SYNC, FLAG_HALF_II, InstKind
 from warpsim.ir.records import MAX_DST, MAX_SRC
-from warpsim.timing.cta_scheduler import finish_warp, release_barrier
+from warpsim.timing.cta_scheduler import arrive_grid_barrier, finish_warp, release_barrier
 from warpsim.timing.memory import mem_issue
 from warpsim.timing.state import (
+    AT_CTA_BARRIER,
     BARRIER,
     BL_BLOCK,
     BL_CYCLE,
@@ -209,8 +210,10 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
         k = ct.c[c, C_KERNEL]
         kn.k[k, K_WINST] += 1
         kn.k[k, K_TINST] += lanes
+        if kind == K_ATOMIC and inst[i, I_FLAGS] & FLAG_GRID_SYNC:
+            arrive_grid_barrier(g, k, t, wp, sc, ct, kn, p)
         if kind == K_BARRIER:
-            w[g, W_AT_BAR] = 1
+            w[g, W_AT_BAR] = AT_CTA_BARRIER
             ct.c[c, C_BAR_COUNT] += 1
             if ct.c[c, C_BAR_COUNT] >= ct.c[c, C_WARPS_LEFT]:
                 release_barrier(c, t, wp, sc, ct, p)

@@ -50,10 +50,12 @@ N_BCOLS = 7
 
 # Warps.w columns. W_READY/W_BLOCKED cache why a warp could not issue and the earliest cycle it
 # might: a lower bound, reset by whatever can make it ready sooner (memory reply, barrier release).
+# W_AT_BAR: AT_CTA_BARRIER waiting at bar.sync, AT_GRID_BARRIER at a grid-wide barrier's arrival.
 # W_ISSUE: the cycle the warp was placed (Photon's issue time of a warp).
 (W_USED, W_DONE, W_NEXT, W_END, W_CTA, W_AGE, W_AT_BAR, W_OUTSTANDING, W_LAST_COMPLETE, W_READY,
  W_BLOCKED, W_ISSUE) = range(12)
 N_WCOLS = 12
+AT_CTA_BARRIER, AT_GRID_BARRIER = 1, 2
 
 # Sampling logs (rings; `Warps.lg` holds the running totals written, Python reads what is new).
 # Warp log: one row per finished warp; block log: one row per basic-block entry (first issue).
@@ -76,9 +78,10 @@ M_THREADS, M_WARPS, M_REGS, M_SMEM, M_CTAS, M_ACTIVE_WARPS, M_WINST = range(7)
 N_MCOLS = 7
 
 # Kernels.k columns
+# K_GRID_CTAS: CTAs in the grid; K_GRID_ARRIVED: CTAs waiting at the current grid-wide barrier
 (K_ACTIVE, K_STARTED, K_SEQ, K_START, K_THREADS, K_WARPS, K_REGS, K_SMEM, K_QHEAD, K_QTAIL, K_LOW,
- K_MORE, K_RESIDENT, K_CTAS_DONE, K_WINST, K_TINST, K_DONE_CYCLE) = range(17)
-N_KCOLS = 17
+ K_MORE, K_RESIDENT, K_CTAS_DONE, K_WINST, K_TINST, K_DONE_CYCLE, K_GRID_CTAS, K_GRID_ARRIVED) = range(19)
+N_KCOLS = 19
 
 # Globals.g entries (G_ITER_BUDGET: loop iterations per core.run call before it yields to Python,
 # which checks the wall-clock timeout; G_LAST_KERNEL: id of the kernel launched last, -1 before)

@@ -156,3 +156,16 @@ def test_timing_mode_events_report_simulated_time(build, cudart_env, tmp_path):
     ms = float(r.stdout.split("elapsed_ms ")[1].split()[0])
     assert k["cycles"] > 0
     assert ms == pytest.approx(k["cycles"] / 1132e3, rel=1e-6)
+
+
+@needs_nvcc
+def test_cooperative_launch_with_grid_sync(build, cudart_env, tmp_path):
+    exe = build("coop", "-cudart", "shared")
+    r = run_app(cudart_env, "run-app", "--", str(exe))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "cooperative 1, fit 1" in r.stdout and "Test PASSED" in r.stdout
+    out = tmp_path / "t.json"
+    r = run_app(cudart_env, "run-app", "--mode", "timing", "--json", str(out), "--", str(exe))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Test PASSED" in r.stdout
+    assert json.loads(out.read_text())["kernels"][0]["cycles"] > 0

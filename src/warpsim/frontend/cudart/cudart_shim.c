@@ -271,6 +271,18 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 g, dim3 b, void **args, size
     return launch(func, g, b, args, shm, s);
 }
 
+/* A kernel that calls grid.sync() runs with its whole grid co-resident however it is launched
+   (the emulator finds the grid-sync workspace registers; the timing model refuses a grid that does
+   not fit), so a cooperative launch is an ordinary one. */
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 g, dim3 b, void **args, size_t shm,
+                                        cudaStream_t s) {
+    return launch(func, g, b, args, shm, s);
+}
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 g, dim3 b, void **args, size_t shm,
+                                             cudaStream_t s) {
+    return launch(func, g, b, args, shm, s);
+}
+
 /* ---------------------------------------------------------------- memory ---------------- */
 
 cudaError_t cudaMalloc(void **p, size_t n) { return RT("malloc", "KK", P(p), (u64)n); }

@@ -56,5 +56,5 @@ def device_properties(gpu, total_global_mem: int) -> dict:
         "kernelExecTimeoutEnabled": 0,
         "computeMode": 0,
         "ECCEnabled": 0,
-        "cooperativeLaunch": 0,
+        "cooperativeLaunch": 1,            # grid.sync() works (docs/real-cuda.md)
     }

@@ -6,8 +6,10 @@ import numpy as np
 
 from warpsim.frontend.ptx.cfg import immediate_postdominators, successors
 from warpsim.frontend.ptx.decode import Op, decode_program
+from warpsim.frontend.ptx.grid_sync import grid_arrivals
 from warpsim.frontend.ptx.program import Program
 from warpsim.frontend.ptx.types import nbytes
+from warpsim.ir.kinds import FLAG_GRID_SYNC
 from warpsim.ir.records import MAX_DST, MAX_SRC, NO_REG
 
 PC_STRIDE = 16     # IR pc = instruction index * 16 (one 16-byte slot per instruction, like Volta SASS)
@@ -18,6 +20,8 @@ class Kernel:
         self.prog = prog
         self.name = prog.name
         self.ops: list[Op] = decode_program(prog)
+        for i in grid_arrivals(prog, self.ops):
+            self.ops[i].flags |= FLAG_GRID_SYNC
         self.ipdom = immediate_postdominators(self.ops)
         n = len(self.ops)
         self.s_kind = np.array([o.kind for o in self.ops], dtype=np.uint8)

@@ -15,8 +15,9 @@ from warpsim.frontend.ptx.checks import check_function_ends, read_ptx_file
 from warpsim.frontend.ptx.compiled.batch import CompiledKernel, profile_counts
 from warpsim.frontend.ptx.compiled.batch import cta_traces as compiled_traces
 from warpsim.frontend.ptx.compiled.batch import run_batch as run_compiled
+from warpsim.frontend.ptx.grid_sync import uses_grid_sync
 from warpsim.frontend.ptx.kernel import Kernel
-from warpsim.frontend.ptx.machine import Batch, run_batch, uses_grid_sync
+from warpsim.frontend.ptx.machine import Batch, run_batch
 from warpsim.frontend.ptx.memory import LOCAL_BASE, SHMEM_BASE, Device, DeviceArray
 from warpsim.frontend.ptx.parser import parse
 from warpsim.frontend.ptx.program import link, place_globals
@@ -258,7 +259,8 @@ class Module:
                               shmem_bytes=k.prog.shared_static + shared_bytes,
                               nregs=nregs or k.nregs_estimate, stream=stream,
                               binary_version=self.ast.sm, shmem_base=SHMEM_BASE, local_base=LOCAL_BASE,
-                              num_ir_regs=k.num_ir_regs, source_path=self.path)
+                              num_ir_regs=k.num_ir_regs, source_path=self.path,
+                              extra={"grid_sync": True} if grid_sync else {})
             src = PtxKernelSource(info, k, kp, shared_bytes, self.device.replay(),
                                   per if grid_sync else max(1, min(per, 8)), self.compiled(k))
             if profile:

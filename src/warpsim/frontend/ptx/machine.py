@@ -316,13 +316,6 @@ class Batch:
         self.thread_insts = thread_insts
 
 
-def uses_grid_sync(prog) -> bool:
-    """Whether a kernel reads the grid-sync workspace registers (cooperative-groups grid.sync())."""
-    def reads(r) -> bool:
-        return r.kind == "sreg" and r.name in ("%envreg1", "%envreg2") or any(reads(e) for e in r.elems)
-    return any(reads(r) for fi in prog.insts for r in fi.ops)
-
-
 def run_batch(batch: Batch) -> None:
     """Run a batch, turning emulation faults into InputError naming the kernel, line and instruction."""
     try:

@@ -17,7 +17,7 @@ import numpy as np
 from warpsim.errors import InputError
 from warpsim.frontend.ptx.kernel import Kernel
 from warpsim.frontend.sass.parse import NUM_SASS_REGS, SassFunction, SassInst
-from warpsim.ir.kinds import InstKind, MemSpace
+from warpsim.ir.kinds import FLAG_GRID_SYNC, InstKind, MemSpace
 from warpsim.ir.records import MAX_DST, MAX_SRC, NO_REG
 from warpsim.ir.sass import ARCH_TABLES, OpInfo, arch_of, classify
 
@@ -92,8 +92,17 @@ class SassKernel:
         self.num_ir_regs = NUM_SASS_REGS
         self.opcodes = {int(i.offset): i.opcode for i in self.insts}
         self._origins()
+        self._grid_barrier_flags()
         self._blocks()
         self._ipdom()
+
+    def _grid_barrier_flags(self) -> None:
+        """SASS atomics compiled from a PTX grid-barrier arrival carry its FLAG_GRID_SYNC."""
+        ptx_flags = self.ptx.s_flags
+        for i in range(len(self.insts)):
+            o = self.origin[i]
+            if o >= 0 and ptx_flags[o] & FLAG_GRID_SYNC and self.kind[i] == InstKind.ATOMIC:
+                self.flags[i] |= FLAG_GRID_SYNC
 
     # --- PTX origin of every instruction --------------------------------------------------------
     def _origins(self) -> None:
