@@ -131,6 +131,20 @@ def layernorm(ctx: RunContext) -> None:
     )
 
 
+def attention_heads(ctx: RunContext, tensor_cores: bool):
+    """Random Q, K, V uploaded and the three launches; returns the host inputs and the device
+    scores, probabilities and output (the drivers check them against their own references)."""
+    h, t, d = ctx.sz.HEADS, ctx.sz.SEQ, ctx.sz.DHEAD
+    q, k, v = (ctx.rand(h, t, d, lo=-1, hi=1) for _ in range(3))
+    dq, dk, dv = ctx.upload(q), ctx.upload(k), ctx.upload(v)
+    ds, dp, do = ctx.zeros((h, t, t)), ctx.zeros((h, t, t)), ctx.zeros((h, t, d))
+    lay = Layers(ctx, tensor_cores=tensor_cores)
+    lay.gemm(t, t, d, dq, dk, ds, tb=True, alpha=1.0 / np.sqrt(d), batch=h, sa=t * d, sb=t * d, sc=t * t)
+    lay.softmax(ds, dp, h * t, t)
+    lay.gemm(t, d, t, dp, dv, do, batch=h, sa=t * t, sb=t * d, sc=t * d)
+    return (q, k, v), (ds, dp, do)
+
+
 @register(
     "ml/attention",
     SOURCE,
@@ -142,13 +156,7 @@ def layernorm(ctx: RunContext) -> None:
 def attention(ctx: RunContext) -> None:
     """Scaled dot-product attention over HEADS heads: S = QK^T/sqrt(d), P = softmax(S), O = PV."""
     h, t, d = ctx.sz.HEADS, ctx.sz.SEQ, ctx.sz.DHEAD
-    q, k, v = (ctx.rand(h, t, d, lo=-1, hi=1) for _ in range(3))
-    dq, dk, dv = ctx.upload(q), ctx.upload(k), ctx.upload(v)
-    ds, dp, do = ctx.zeros((h, t, t)), ctx.zeros((h, t, t)), ctx.zeros((h, t, d))
-    lay = Layers(ctx)
-    lay.gemm(t, t, d, dq, dk, ds, tb=True, alpha=1.0 / np.sqrt(d), batch=h, sa=t * d, sb=t * d, sc=t * t)
-    lay.softmax(ds, dp, h * t, t)
-    lay.gemm(t, d, t, dp, dv, do, batch=h, sa=t * t, sb=t * d, sc=t * d)
+    (q, k, v), (ds, dp, do) = attention_heads(ctx, tensor_cores=False)
     s = np.einsum("htd,hsd->hts", q.astype(f64), k) / np.sqrt(d)
     p = ref_softmax(s)
     ctx.check("scores", lambda: ctx.download(ds, (h, t, t)), s, rtol=1e-5)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from warpsim.workloads.context import RunContext, f32, f64
+from warpsim.workloads.drivers.ml_layers import attention_heads
 from warpsim.workloads.drivers.ml_lib import SOURCE, Layers, ref_softmax
 from warpsim.workloads.drivers.ml_networks import half_rounded, transformer_block
 from warpsim.workloads.registry import register
@@ -63,13 +64,7 @@ def sgemm_tc(ctx: RunContext) -> None:
 def attention_tc(ctx: RunContext) -> None:
     """ml/attention with QK^T and PV on tensor cores (scores and probabilities stay float)."""
     h, t, d = ctx.sz.HEADS, ctx.sz.SEQ, ctx.sz.DHEAD
-    q, k, v = (ctx.rand(h, t, d, lo=-1, hi=1) for _ in range(3))
-    dq, dk, dv = ctx.upload(q), ctx.upload(k), ctx.upload(v)
-    ds, dp, do = ctx.zeros((h, t, t)), ctx.zeros((h, t, t)), ctx.zeros((h, t, d))
-    lay = Layers(ctx, tensor_cores=True)
-    lay.gemm(t, t, d, dq, dk, ds, tb=True, alpha=1.0 / np.sqrt(d), batch=h, sa=t * d, sb=t * d, sc=t * t)
-    lay.softmax(ds, dp, h * t, t)
-    lay.gemm(t, d, t, dp, dv, do, batch=h, sa=t * t, sb=t * d, sc=t * d)
+    (q, k, v), (ds, dp, do) = attention_heads(ctx, tensor_cores=True)
     s = np.einsum("htd,hsd->hts", half_rounded(q), half_rounded(k)) / np.sqrt(d)
     ctx.check("scores", lambda: ctx.download(ds, (h, t, t)), s, rtol=1e-5)
     # the probabilities are checked against the device's own scores, the output against its own
