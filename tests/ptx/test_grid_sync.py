@@ -87,7 +87,8 @@ def test_sass_mode_carries_the_grid_barrier_to_the_sass_atomic():
         m = load_ptx(Path(__file__).parent / "kernels" / "staged_sync.ptx", device=dev)
         src = m.launch("staged", 8, 64, [dev.alloc(8 * 64, np.float32), 600, 600, sync], mode="timing")
         sass = sass_commands([src], 70)[0]
-        flagged = [i.opcode for i, f in zip(sass.sass.insts, sass.sass.flags, strict=True) if f & FLAG_GRID_SYNC]
+        sk = sass.sass
+        flagged = [i.opcode for i, f in zip(sk.insts, sk.flags, strict=True) if f & FLAG_GRID_SYNC]
         assert len(flagged) == 1 and flagged[0].startswith("ATOM")
         cycles[sync] = simulate([sass], load_gpu("QV100"), memory_model="fixed").kernels[0].cycles
     launch = load_gpu("QV100").sm.kernel_launch_latency

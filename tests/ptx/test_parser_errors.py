@@ -175,3 +175,16 @@ def test_address_of_a_kernel_parameter_read_through_a_register():
     s = np.array([7, 40], np.uint32).tobytes() + np.array([2], np.uint64).tobytes()
     load_ptx(text, device=dev).launch("k", 1, 32, [s, out])
     assert dev.to_host(out)[0] == 42
+
+
+def test_dynamic_parallelism_fails_only_its_kernel_and_names_the_feature():
+    from pathlib import Path
+
+    dev = Device()
+    m = load_ptx(Path(__file__).parent / "kernels" / "dynpar.ptx", device=dev)
+    x = dev.alloc(32, np.int32)
+    m.launch("plain", 1, 32, [x])
+    assert dev.to_host(x).tolist() == [7] * 32
+    with pytest.raises(InputError, match=r"dynamic parallelism \(a kernel launching kernels") as e:
+        m.launch("parent", 1, 32, [x])
+    assert "dynpar.ptx" in str(e.value)

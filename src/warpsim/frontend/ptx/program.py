@@ -35,6 +35,8 @@ SPECIAL = {f"%{n}.{c}" for n in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz
     f"%{n}.{c}" for n in ("clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid") for c in "xyz"}
 CONSTANT_SYMBOLS = {"WARP_SZ": 32}     # ptxas constants CUDA's warpSize compiles to
 RUNTIME_CALLS = ("vprintf", "__assertfail", "malloc", "free")     # executed by decode_host
+# the device runtime's launch entry points (CUDA dynamic parallelism, CDP1 and CDP2 names)
+DEVICE_LAUNCH_PREFIXES = ("cudaLaunchDevice", "cudaGetParameterBuffer", "__cudaCDP")
 
 
 @dataclass
@@ -193,6 +195,9 @@ class _Linker:
 
     # --- one function body (the entry, or an inlined callee) --------------------------------------
     def emit(self, fn: Function, alias: dict[str, Ref], ret_label: str | None, depth: int) -> None:
+        if fn.body is None and fn.name.startswith(DEVICE_LAUNCH_PREFIXES):
+            raise self.err(f"dynamic parallelism (a kernel launching kernels: {fn.name}) is not supported by "
+                           "warpsim; launch the child kernels from the host")
         if fn.body is None:
             raise self.err(f"call to {fn.name}, which has no body in this module (only the CUDA runtime "
                            f"calls {', '.join(RUNTIME_CALLS)} are provided; link with -rdc for others)")
