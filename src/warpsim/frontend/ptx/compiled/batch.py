@@ -9,7 +9,7 @@ from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.encode import NotCompiled, encode
 from warpsim.frontend.ptx.compiled.engine import PROFILE_KEYS, run
 from warpsim.ir.kinds import MemSpace
-from warpsim.ir.records import WARP_SIZE, CtaTrace, WarpTrace
+from warpsim.ir.records import WARP_SIZE, CtaTrace, PackedCta, WarpTrace
 
 
 class CompiledKernel:
@@ -112,38 +112,42 @@ def _fault(ck: CompiledKernel, st: int, pc: int, fault: np.ndarray, tpc: int, ct
 
 
 def cta_traces(k, res: BatchResult, ctas, wpc: int) -> list[CtaTrace]:
-    """Cut per-warp WarpTraces out of a batch's log (the reference TraceRecorder's output)."""
+    """The batch's log as one PackedCta per CTA (the reference TraceRecorder's streams, as CTA-wide
+    columns: the arena loads those directly, and per-warp arrays cost more than they carry).
+
+    Log rows are (pc index, warp, _, mask, space, address row); ordered by warp (stable, so each
+    warp keeps its execution order), the whole batch is gathered once and each CTA is a slice."""
     log = res.log
     nw = len(ctas) * wpc
     if log is None or log.shape[0] == 0:
         return [CtaTrace(tuple(int(x) for x in c), [WarpTrace.empty() for _ in range(wpc)]) for c in ctas]
-    order = np.argsort(log[:, 1], kind="stable")
-    lg = log[order]
+    lg = log[np.argsort(log[:, 1], kind="stable")]
     bounds = np.searchsorted(lg[:, 1], np.arange(nw + 1))
-    out = []
-    for ci, c in enumerate(ctas):
-        warps = []
-        for wl in range(wpc):
-            w = ci * wpc + wl
-            rows = lg[bounds[w]:bounds[w + 1]]
-            warps.append(_warp(k, rows, res.addr))
-        out.append(CtaTrace(tuple(int(x) for x in c), warps))
-    return out
-
-
-def _warp(k, rows: np.ndarray, addr_all: np.ndarray) -> WarpTrace:
-    p = rows[:, 0]
-    n = p.size
-    ismem = rows[:, 5] >= 0
-    nm = int(ismem.sum())
+    p = lg[:, 0]
+    ismem = lg[:, 5] >= 0
+    mem_before = np.concatenate([[0], np.cumsum(ismem)])          # memory rows before each row
+    warp_mem0 = mem_before[bounds]                                # ... before each warp's first row
+    warp_of_row = np.repeat(np.arange(nw), np.diff(bounds))
+    mem_row = np.where(ismem, mem_before[:-1] - warp_mem0[warp_of_row], -1).astype(np.int32)
     space = k.s_space[p].copy()
-    space[ismem] = rows[ismem, 4].astype(np.uint8)
-    mem_row = np.full(n, -1, dtype=np.int32)
-    mem_row[ismem] = np.arange(nm, dtype=np.int32)
-    addr = addr_all[rows[ismem, 5]].view(np.uint64) if nm else np.zeros((0, WARP_SIZE), dtype=np.uint64)
-    return WarpTrace(pc=k.s_pc[p], mask=rows[:, 3].astype(np.uint32), kind=k.s_kind[p], unit=k.s_unit[p],
+    space[ismem] = lg[ismem, 4].astype(np.uint8)
+    nm = int(mem_before[-1])
+    addr = (np.ascontiguousarray(res.addr[lg[ismem, 5]].view(np.uint64)) if nm
+            else np.zeros((0, WARP_SIZE), dtype=np.uint64))
+    cols = WarpTrace(pc=k.s_pc[p], mask=lg[:, 3].astype(np.uint32), kind=k.s_kind[p], unit=k.s_unit[p],
                      lat=k.s_lat[p], flags=k.s_flags[p], dst=k.s_dst[p], src=k.s_src[p], space=space,
-                     width=k.s_width[p], mem_row=mem_row, addr=np.ascontiguousarray(addr))
+                     width=k.s_width[p], mem_row=mem_row, addr=addr)
+    out: list[CtaTrace] = []
+    for ci, c in enumerate(ctas):
+        w0, w1 = ci * wpc, (ci + 1) * wpc
+        i0, i1, r0, r1 = int(bounds[w0]), int(bounds[w1]), int(warp_mem0[w0]), int(warp_mem0[w1])
+        part = WarpTrace(pc=cols.pc[i0:i1], mask=cols.mask[i0:i1], kind=cols.kind[i0:i1],
+                         unit=cols.unit[i0:i1], lat=cols.lat[i0:i1], flags=cols.flags[i0:i1],
+                         dst=cols.dst[i0:i1], src=cols.src[i0:i1], space=cols.space[i0:i1],
+                         width=cols.width[i0:i1], mem_row=cols.mem_row[i0:i1], addr=cols.addr[r0:r1])
+        out.append(PackedCta(tuple(int(x) for x in c), part, bounds[w0:w1 + 1] - i0,
+                             warp_mem0[w0:w1 + 1] - r0))
+    return out
 
 
 def profile_counts(res_counters: np.ndarray) -> dict[str, int]:
