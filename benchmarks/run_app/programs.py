@@ -123,6 +123,12 @@ PROGRAMS: list[Program] = [
             accelsim=AccelsimRun(RODINIA_CSV, "srad_v1", ("100", "0.5", "502", "458"), inputs="srad_image",
                                  note="input image: the mirror's 458 x 502 srad_v1/image_out.pgm in place of "
                                       "the missing data/srad/image.pgm (same size)")),
+    Program("lavaMD", "rodinia-3.1", RODINIA,
+            tuple(f"cuda/lavaMD/{f}" for f in ("main.c", "kernel/kernel_gpu_cuda_wrapper.cu",
+                                                "util/num/num.c",
+                                                "util/timer/timer.c", "util/device/device.cu")),
+            (), CUDA13_COMPAT, ("-boxes1d", "10"), passed=None,
+            accelsim=AccelsimRun(RODINIA_CSV, "lavaMD", ("-boxes1d", "10"))),
     Program("streamcluster", "rodinia-3.1", RODINIA,
             ("cuda/streamcluster/streamcluster_cuda_cpu.cpp", "cuda/streamcluster/streamcluster_cuda.cu"),
             ("cuda/streamcluster",), CUDA13_COMPAT, _SC_ARGS, passed=None,

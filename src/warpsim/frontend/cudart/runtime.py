@@ -27,20 +27,9 @@ from warpsim.frontend.cudart.settings import AppSettings
 _runtime: Runtime | None = None
 
 
-def _load_llvm_now() -> None:
-    """Load LLVM (llvmlite's library) before the shim registers its exit handler (right after this
-    returns). A C++ library loaded later registers its static destructors after that handler, so at
-    exit they would run first, and the exit handler's timing simulation (numba-compiled code, loaded
-    or compiled then) would use a torn-down LLVM: garbage strings, segmentation faults."""
-    import llvmlite.binding as llvm
-
-    llvm.get_process_triple()
-
-
 def start(base: int, region_bytes: int, cudart_version: int) -> Runtime:
     global _runtime
     if _runtime is None:
-        _load_llvm_now()
         _runtime = Runtime(base, region_bytes, cudart_version, AppSettings.from_env())
         if os.environ.get("WARPSIM_CUDART_PROFILE"):      # developer aid: cProfile of the runtime
             import cProfile
