@@ -156,7 +156,7 @@ def run(p: Program, exe: Path, src: Path, work: Path, args: argparse.Namespace) 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", default="", help="comma-separated program names")
+    ap.add_argument("--only", default="", help="comma-separated program names (run in this order)")
     ap.add_argument("--suite", default="", help="cuda-samples, rodinia-3.1 or polybench-gpu")
     ap.add_argument("--mode", default="functional", choices=("functional", "timing"))
     ap.add_argument("--gpu", default="QV100")
@@ -170,10 +170,12 @@ def main() -> int:
     ap.add_argument("--results-dir", default="",
                     help="keep each program's result document here (for `warpsim validate --results`)")
     args = ap.parse_args()
-    only = {s for s in args.only.split(",") if s}
+    only = [s for s in args.only.split(",") if s]
     progs = [p for p in PROGRAMS
              if (not only or p.name in only) and (not args.suite or p.suite == args.suite)
              and (p.accelsim or not args.accelsim_args)]
+    if only:                                    # run in the order given
+        progs.sort(key=lambda p: only.index(p.name))
     work = Path(args.workdir)
     root = Path(args.mirror_root)
     srcs = {}

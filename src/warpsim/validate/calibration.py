@@ -39,6 +39,7 @@ class ProgramResult:
     kernels: int = 0
     wall_seconds: float = 0.0
     reason: str = ""
+    source: str = ""                  # the result document the cycles were read from (--results)
 
 
 def default_hardware_file() -> Path:
@@ -131,7 +132,7 @@ def result_from_document(row: HardwareRow, d) -> ProgramResult:
                         sim_cycles=d.sim_cycles, error_pct=error_pct(d.sim_cycles, row.cycles),
                         accelsim_ptx_err_pct=row.accelsim_ptx_err_pct,
                         accelsim_sass_err_pct=row.accelsim_sass_err_pct, kernels=d.kernels,
-                        wall_seconds=d.wall_seconds, reason=d.path.name)
+                        wall_seconds=d.wall_seconds, source=str(d.path))
     if d.kernel_error:
         res.status, res.reason = "failed", f"{d.path.name}: kernel error: {d.kernel_error.splitlines()[0]}"
     elif d.self_check not in (None, "passed"):
