@@ -57,6 +57,8 @@ def _sample(name: str, path: str, *sources: str, args: tuple[str, ...] = (),
                    accelsim=accelsim)
 
 
+_LAVAMD_SOURCES = ("main.c", "kernel/kernel_gpu_cuda_wrapper.cu", "util/num/num.c", "util/timer/timer.c",
+                   "util/device/device.cu")
 _SC_ARGS = ("10", "20", "256", "65536", "65536", "1000", "none", "output.txt", "1")
 _PB_PASS = r"(Non-Matching CPU-GPU Outputs Beyond Error Threshold of [\d.]+ Percent|Number of misses): 0\b"
 _PB_FAIL = r"(Non-Matching CPU-GPU Outputs Beyond Error Threshold of [\d.]+ Percent|Number of misses): [1-9]"
@@ -124,9 +126,7 @@ PROGRAMS: list[Program] = [
                                  note="input image: the mirror's 458 x 502 srad_v1/image_out.pgm in place of "
                                       "the missing data/srad/image.pgm (same size)")),
     Program("lavaMD", "rodinia-3.1", RODINIA,
-            tuple(f"cuda/lavaMD/{f}" for f in ("main.c", "kernel/kernel_gpu_cuda_wrapper.cu",
-                                                "util/num/num.c",
-                                                "util/timer/timer.c", "util/device/device.cu")),
+            tuple(f"cuda/lavaMD/{f}" for f in _LAVAMD_SOURCES),
             (), CUDA13_COMPAT, ("-boxes1d", "10"), passed=None,
             accelsim=AccelsimRun(RODINIA_CSV, "lavaMD", ("-boxes1d", "10"))),
     Program("streamcluster", "rodinia-3.1", RODINIA,
