@@ -34,6 +34,7 @@ class Program:
     notes: str = ""
     extra: dict = field(default_factory=dict)
     accelsim: AccelsimRun | None = None   # how Accel-Sim ran it for the QV100 silicon cycles, if it did
+    accelsim_only: bool = False     # run only with --accelsim-args (or named in --only): no self-check
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,12 @@ def _sample(name: str, path: str, *sources: str, args: tuple[str, ...] = (),
     srcs = tuple(f"Samples/{path}/{s}" for s in (sources or (f"{name}.cu",)))
     return Program(name, "cuda-samples", SAMPLES, srcs, ("Common",), flags, args, passed, failed,
                    accelsim=accelsim)
+
+
+def _rodinia_timed(*args, **kw) -> Program:
+    """A Rodinia program without a self-check, run only at Accel-Sim's arguments (its inputs made by
+    inputs.py): its exit status is the only check."""
+    return Program(*args, **kw, accelsim_only=True)
 
 
 _LAVAMD_SOURCES = ("main.c", "kernel/kernel_gpu_cuda_wrapper.cu", "util/num/num.c", "util/timer/timer.c",
@@ -107,29 +114,30 @@ PROGRAMS: list[Program] = [
             accelsim=AccelsimRun(RODINIA_CSV, "lud", ("-s", "256", "-v"))),
     # --- Rodinia 3.1 without a self-check (exit status only), at Accel-Sim's arguments; inputs that are
     #     data files the mirror lacks are made by inputs.py ---
-    Program("backprop", "rodinia-3.1", RODINIA,
+    _rodinia_timed("backprop", "rodinia-3.1", RODINIA,
             ("cuda/backprop/backprop_cuda.cu", "cuda/backprop/backprop.c", "cuda/backprop/facetrain.c",
              "cuda/backprop/imagenet.c"), ("cuda/backprop",), CUDA13_COMPAT, ("65536",), passed=None,
             accelsim=AccelsimRun(RODINIA_CSV, "backprop", ("65536",))),
-    Program("nw", "rodinia-3.1", RODINIA, ("cuda/nw/needle.cu",), ("cuda/nw", "cuda/util"), CUDA13_COMPAT,
-            ("2048", "10"), passed=None, accelsim=AccelsimRun(RODINIA_CSV, "nw", ("2048", "10"))),
-    Program("hotspot", "rodinia-3.1", RODINIA, ("cuda/hotspot/hotspot.cu",), (), CUDA13_COMPAT,
+    _rodinia_timed("nw", "rodinia-3.1", RODINIA, ("cuda/nw/needle.cu",), ("cuda/nw", "cuda/util"),
+            CUDA13_COMPAT, ("2048", "10"), passed=None,
+            accelsim=AccelsimRun(RODINIA_CSV, "nw", ("2048", "10"))),
+    _rodinia_timed("hotspot", "rodinia-3.1", RODINIA, ("cuda/hotspot/hotspot.cu",), (), CUDA13_COMPAT,
             ("1024", "2", "2", "temp_1024", "power_1024", "output.out"), passed=None,
             accelsim=AccelsimRun(RODINIA_CSV, "hotspot",
                                  ("1024", "2", "2", "temp_1024", "power_1024", "output.out"),
                                  inputs="hotspot_1024",
                                  note="1024 of the CSV's '512 | 1024' (see docs/validation.md); temperature "
                                       "and power files generated (the mirror has no data files)")),
-    Program("srad_v1", "rodinia-3.1", RODINIA, ("cuda/srad/srad_v1/main.cu",), ("cuda/srad/srad_v1",),
+    _rodinia_timed("srad_v1", "rodinia-3.1", RODINIA, ("cuda/srad/srad_v1/main.cu",), ("cuda/srad/srad_v1",),
             CUDA13_COMPAT, ("100", "0.5", "502", "458"), passed=None,
             accelsim=AccelsimRun(RODINIA_CSV, "srad_v1", ("100", "0.5", "502", "458"), inputs="srad_image",
                                  note="input image: the mirror's 458 x 502 srad_v1/image_out.pgm in place of "
                                       "the missing data/srad/image.pgm (same size)")),
-    Program("lavaMD", "rodinia-3.1", RODINIA,
+    _rodinia_timed("lavaMD", "rodinia-3.1", RODINIA,
             tuple(f"cuda/lavaMD/{f}" for f in _LAVAMD_SOURCES),
             (), CUDA13_COMPAT, ("-boxes1d", "10"), passed=None,
             accelsim=AccelsimRun(RODINIA_CSV, "lavaMD", ("-boxes1d", "10"))),
-    Program("streamcluster", "rodinia-3.1", RODINIA,
+    _rodinia_timed("streamcluster", "rodinia-3.1", RODINIA,
             ("cuda/streamcluster/streamcluster_cuda_cpu.cpp", "cuda/streamcluster/streamcluster_cuda.cu"),
             ("cuda/streamcluster",), CUDA13_COMPAT, _SC_ARGS, passed=None,
             accelsim=AccelsimRun(RODINIA_CSV, "streamcluster", _SC_ARGS)),

@@ -173,7 +173,8 @@ def main() -> int:
     only = [s for s in args.only.split(",") if s]
     progs = [p for p in PROGRAMS
              if (not only or p.name in only) and (not args.suite or p.suite == args.suite)
-             and (p.accelsim or not args.accelsim_args)]
+             and (p.accelsim or not args.accelsim_args)
+             and (args.accelsim_args or not p.accelsim_only or p.name in only)]
     if only:                                    # run in the order given
         progs.sort(key=lambda p: only.index(p.name))
     work = Path(args.workdir)
