@@ -15,6 +15,7 @@ SAMPLES = "NVIDIA/cuda-samples"
 RODINIA = "yuhc/gpu-rodinia"
 POLYBENCH = "cavazos-lab/PolyBench-ACC"
 CUDA13_COMPAT = ("-DcudaThreadSynchronize=cudaDeviceSynchronize",)
+SDK_CSV, RODINIA_CSV = "CUDA SDK", "Rodinia Suite"
 
 
 @dataclass(frozen=True)
@@ -32,16 +33,40 @@ class Program:
     run_dir: str | None = None      # run from this repository directory (programs reading data files)
     notes: str = ""
     extra: dict = field(default_factory=dict)
+    accelsim: AccelsimRun | None = None   # how Accel-Sim ran it for the QV100 silicon cycles, if it did
+    accelsim_only: bool = False     # run only with --accelsim-args (or named in --only): no self-check
+
+
+@dataclass(frozen=True)
+class AccelsimRun:
+    """One row of shared/reference/hardware/qv100_silicon_cycles.csv and how to run the program at its
+    arguments (`run_public.py --accelsim-args`): `args` as Accel-Sim's job file gives them, `inputs` the
+    name of an input maker in inputs.py for programs that read data files the mirror lacks."""
+    csv_suite: str                  # the CSV's suite column
+    csv_program: str                # the CSV's program column before " ("
+    args: tuple[str, ...]
+    inputs: str | None = None
+    note: str = ""
 
 
 def _sample(name: str, path: str, *sources: str, args: tuple[str, ...] = (),
             passed: str | None = r"Test passed|PASSED|Result = PASS",
             failed: str | None = r"FAIL|Test failed",
-            flags: tuple[str, ...] = ()) -> Program:
+            flags: tuple[str, ...] = (), accelsim: AccelsimRun | None = None) -> Program:
     srcs = tuple(f"Samples/{path}/{s}" for s in (sources or (f"{name}.cu",)))
-    return Program(name, "cuda-samples", SAMPLES, srcs, ("Common",), flags, args, passed, failed)
+    return Program(name, "cuda-samples", SAMPLES, srcs, ("Common",), flags, args, passed, failed,
+                   accelsim=accelsim)
 
 
+def _rodinia_timed(*args, **kw) -> Program:
+    """A Rodinia program without a self-check, run only at Accel-Sim's arguments (its inputs made by
+    inputs.py): its exit status is the only check."""
+    return Program(*args, **kw, accelsim_only=True)
+
+
+_LAVAMD_SOURCES = ("main.c", "kernel/kernel_gpu_cuda_wrapper.cu", "util/num/num.c", "util/timer/timer.c",
+                   "util/device/device.cu")
+_SC_ARGS = ("10", "20", "256", "65536", "65536", "1000", "none", "output.txt", "1")
 _PB_PASS = r"(Non-Matching CPU-GPU Outputs Beyond Error Threshold of [\d.]+ Percent|Number of misses): 0\b"
 _PB_FAIL = r"(Non-Matching CPU-GPU Outputs Beyond Error Threshold of [\d.]+ Percent|Number of misses): [1-9]"
 
@@ -78,12 +103,44 @@ PROGRAMS: list[Program] = [
     _sample("BlackScholes", "5_Domain_Specific/BlackScholes", "BlackScholes.cu", "BlackScholes_gold.cpp"),
     _sample("fastWalshTransform", "5_Domain_Specific/fastWalshTransform", "fastWalshTransform.cu",
             "fastWalshTransform_gold.cpp"),
-    _sample("transpose", "6_Performance/transpose", args=("dimX=64", "dimY=64")),
+    _sample("transpose", "6_Performance/transpose", args=("dimX=64", "dimY=64"),
+            accelsim=AccelsimRun(SDK_CSV, "transpose", ("dimX512", "dimY512"),
+                                 note="8 kernels x (1 warm-up + NUM_REPS=100) launches")),
     _sample("alignedTypes", "6_Performance/alignedTypes"),
     # --- Rodinia 3.1: lud checks its LU factors against the input on the CPU with -v ---
     Program("lud", "rodinia-3.1", RODINIA,
             ("cuda/lud/cuda/lud.cu", "cuda/lud/cuda/lud_kernel.cu", "cuda/lud/common/common.c"),
-            ("cuda/lud/common",), (), ("-s", "256", "-v"), passed=r">>>Verify<<<<", failed=r"dismatch"),
+            ("cuda/lud/common",), (), ("-s", "256", "-v"), passed=r">>>Verify<<<<", failed=r"dismatch",
+            accelsim=AccelsimRun(RODINIA_CSV, "lud", ("-s", "256", "-v"))),
+    # --- Rodinia 3.1 without a self-check (exit status only), at Accel-Sim's arguments; inputs that are
+    #     data files the mirror lacks are made by inputs.py ---
+    _rodinia_timed("backprop", "rodinia-3.1", RODINIA,
+            ("cuda/backprop/backprop_cuda.cu", "cuda/backprop/backprop.c", "cuda/backprop/facetrain.c",
+             "cuda/backprop/imagenet.c"), ("cuda/backprop",), CUDA13_COMPAT, ("65536",), passed=None,
+            accelsim=AccelsimRun(RODINIA_CSV, "backprop", ("65536",))),
+    _rodinia_timed("nw", "rodinia-3.1", RODINIA, ("cuda/nw/needle.cu",), ("cuda/nw", "cuda/util"),
+            CUDA13_COMPAT, ("2048", "10"), passed=None,
+            accelsim=AccelsimRun(RODINIA_CSV, "nw", ("2048", "10"))),
+    _rodinia_timed("hotspot", "rodinia-3.1", RODINIA, ("cuda/hotspot/hotspot.cu",), (), CUDA13_COMPAT,
+            ("1024", "2", "2", "temp_1024", "power_1024", "output.out"), passed=None,
+            accelsim=AccelsimRun(RODINIA_CSV, "hotspot",
+                                 ("1024", "2", "2", "temp_1024", "power_1024", "output.out"),
+                                 inputs="hotspot_1024",
+                                 note="1024 of the CSV's '512 | 1024' (see docs/validation.md); temperature "
+                                      "and power files generated (the mirror has no data files)")),
+    _rodinia_timed("srad_v1", "rodinia-3.1", RODINIA, ("cuda/srad/srad_v1/main.cu",), ("cuda/srad/srad_v1",),
+            CUDA13_COMPAT, ("100", "0.5", "502", "458"), passed=None,
+            accelsim=AccelsimRun(RODINIA_CSV, "srad_v1", ("100", "0.5", "502", "458"), inputs="srad_image",
+                                 note="input image: the mirror's 458 x 502 srad_v1/image_out.pgm in place of "
+                                      "the missing data/srad/image.pgm (same size)")),
+    _rodinia_timed("lavaMD", "rodinia-3.1", RODINIA,
+            tuple(f"cuda/lavaMD/{f}" for f in _LAVAMD_SOURCES),
+            (), CUDA13_COMPAT, ("-boxes1d", "10"), passed=None,
+            accelsim=AccelsimRun(RODINIA_CSV, "lavaMD", ("-boxes1d", "10"))),
+    _rodinia_timed("streamcluster", "rodinia-3.1", RODINIA,
+            ("cuda/streamcluster/streamcluster_cuda_cpu.cpp", "cuda/streamcluster/streamcluster_cuda.cu"),
+            ("cuda/streamcluster",), CUDA13_COMPAT, _SC_ARGS, passed=None,
+            accelsim=AccelsimRun(RODINIA_CSV, "streamcluster", _SC_ARGS)),
     # --- PolyBench/GPU (PolyBench-ACC CUDA): GPU result compared with the CPU run, mismatches printed ---
     _polybench("gemm", "linear-algebra/kernels/gemm"),
     _polybench("2mm", "linear-algebra/kernels/2mm"),

@@ -2,10 +2,17 @@
 
     python benchmarks/run_app/run_public.py [--only NAME,...] [--mode functional|timing] [--timeout S]
         [--mirror-root /work/.mirror] [--workdir /tmp/warpsim-run-app] [--out results.json]
+    python benchmarks/run_app/run_public.py --mode timing --accelsim-args --results-dir DIR
+    warpsim validate --results DIR
 
 Repositories are read from git mirrors (`<mirror-root>/<owner>+<name>/repo`, as the fetch tool
 leaves them; or set --mirror-root to a directory of such mirrors) and exported into the work dir;
 nothing is copied into warpsim. A program passes when its own self-check passes (see programs.py).
+
+`--accelsim-args` runs only the programs of the QV100 silicon-cycles CSV, with the arguments Accel-Sim
+ran them with (programs.py: AccelsimRun), each in its own run directory with generated inputs where the
+mirror lacks data files (inputs.py). `--results-dir` keeps each program's result document there, with
+a `validate` section naming its CSV row, for `warpsim validate --results DIR`.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from inputs import MAKERS  # noqa: E402
 from programs import PROGRAMS, Program  # noqa: E402
 
 
@@ -79,12 +88,37 @@ def build(p: Program, src: Path, work: Path) -> tuple[Path | None, str]:
     return exe, ""
 
 
-def run(p: Program, exe: Path, src: Path, args: argparse.Namespace) -> dict:
+def run_dir(p: Program, exe: Path, src: Path, work: Path, accelsim: bool) -> Path:
+    """Where the program runs: its repository directory if it reads data from there; for Accel-Sim
+    runs a fresh directory of its own (programs write output files) with any inputs made for it."""
+    if p.run_dir:
+        return src / p.run_dir
+    if not accelsim:
+        return exe.parent
+    d = work / "run" / p.suite / p.name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    return MAKERS[p.accelsim.inputs](d, src) if p.accelsim.inputs else d
+
+
+def validate_section(p: Program, verdict: str, wall: float, args: argparse.Namespace) -> dict:
+    """What `warpsim validate --results` matches a document by (the CSV row) and reports beside it."""
+    a = p.accelsim
+    return {"suite": a.csv_suite, "program": a.csv_program, "run_arguments": " ".join(a.args),
+            "self_check": verdict, "wall_seconds": round(wall, 1), "gpu": args.gpu,
+            "source": f"{p.repo}: {' '.join(p.sources)}", "note": a.note,
+            "measured": time.strftime("%Y-%m-%d", time.gmtime())}
+
+
+def run(p: Program, exe: Path, src: Path, work: Path, args: argparse.Namespace) -> dict:
+    prog_args = p.accelsim.args if args.accelsim_args else p.args
+    json_path = exe.with_suffix(".timing.json" if args.mode == "timing" else ".json")
+    cwd = run_dir(p, exe, src, work, args.accelsim_args)
     cmd = [sys.executable, "-c", "from warpsim.cli import main; main()", "run-app", "--mode", args.mode,
-           "--gpu", args.gpu, "--json", str(exe.with_suffix(".json")), "--", str(exe), *p.args]
+           "--gpu", args.gpu, "--json", str(json_path), "--", str(exe), *prog_args]
+    json_path.unlink(missing_ok=True)
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=str(src / p.run_dir) if p.run_dir else str(exe.parent),
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(cwd),
                             start_new_session=True)
     try:
         out, err = proc.communicate(timeout=args.timeout)
@@ -104,20 +138,25 @@ def run(p: Program, exe: Path, src: Path, args: argparse.Namespace) -> dict:
     else:
         verdict = f"exit {rc}"
     res = {"name": p.name, "suite": p.suite, "verdict": verdict, "wall_seconds": round(wall, 1),
-           "stdout_tail": out[-600:], "stderr_tail": err[-1200:]}
-    jf = exe.with_suffix(".json")
-    if jf.exists():
-        doc = json.loads(jf.read_text())
+           "args": list(prog_args), "stdout_tail": out[-600:], "stderr_tail": err[-1200:]}
+    if json_path.exists():
+        doc = json.loads(json_path.read_text())
         res["launches"] = len(doc.get("kernels", []))
         res["unsupported_calls"] = doc.get("app", {}).get("unsupported_calls", {})
         if args.mode == "timing":
             res["cycles"] = doc.get("total", {}).get("cycles")
+            res["kernel_cycles"] = sum(k.get("cycles", 0) for k in doc.get("kernels", []))
+        if args.results_dir and p.accelsim:
+            doc["validate"] = validate_section(p, verdict, wall, args)
+            out_dir = Path(args.results_dir)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / f"{p.name}.json").write_text(json.dumps(doc, indent=1))
     return res
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", default="", help="comma-separated program names")
+    ap.add_argument("--only", default="", help="comma-separated program names (run in this order)")
     ap.add_argument("--suite", default="", help="cuda-samples, rodinia-3.1 or polybench-gpu")
     ap.add_argument("--mode", default="functional", choices=("functional", "timing"))
     ap.add_argument("--gpu", default="QV100")
@@ -126,10 +165,18 @@ def main() -> int:
     ap.add_argument("--mirror-root", default=os.environ.get("WARPSIM_MIRRORS", "/work/.mirror"))
     ap.add_argument("--workdir", default="/tmp/warpsim-run-app")
     ap.add_argument("--out", default="", help="write the results (JSON) here")
+    ap.add_argument("--accelsim-args", action="store_true",
+                    help="only the programs of the QV100 silicon-cycles CSV, at Accel-Sim's arguments")
+    ap.add_argument("--results-dir", default="",
+                    help="keep each program's result document here (for `warpsim validate --results`)")
     args = ap.parse_args()
-    only = {s for s in args.only.split(",") if s}
+    only = [s for s in args.only.split(",") if s]
     progs = [p for p in PROGRAMS
-             if (not only or p.name in only) and (not args.suite or p.suite == args.suite)]
+             if (not only or p.name in only) and (not args.suite or p.suite == args.suite)
+             and (p.accelsim or not args.accelsim_args)
+             and (args.accelsim_args or not p.accelsim_only or p.name in only)]
+    if only:                                    # run in the order given
+        progs.sort(key=lambda p: only.index(p.name))
     work = Path(args.workdir)
     root = Path(args.mirror_root)
     srcs = {}
@@ -143,7 +190,7 @@ def main() -> int:
         if exe is None:
             res = {"name": p.name, "suite": p.suite, "verdict": "build-failed", "build_log": log}
         else:
-            res = run(p, exe, srcs[p.repo], args)
+            res = run(p, exe, srcs[p.repo], work, args)
         results.append(res)
         wall = res.get("wall_seconds", 0)
         print(f"{p.suite:14s} {p.name:24s} {res['verdict']:14s} {wall:7.1f} s", flush=True)

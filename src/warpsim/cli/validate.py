@@ -13,6 +13,12 @@ from warpsim.cli import app
 out_console = Console()
 
 
+def _program_result(r: dict):
+    from warpsim.validate.calibration import ProgramResult
+
+    return ProgramResult(**r)
+
+
 def validation_table(doc: dict) -> Table:
     from warpsim.validate.pages import validation_tables
 
@@ -34,8 +40,8 @@ def validation_table(doc: dict) -> Table:
 @app.command()
 def validate(
     programs: list[str] = typer.Argument(None, help="programs (or suites) to run; default all"),
-    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100; "
-                            "`warpsim gpus`) or a .toml description"),
+    gpu: str | None = typer.Option(None, "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100; "
+                                   "`warpsim gpus`) or a .toml description; default QV100"),
     hardware: Path | None = typer.Option(None, "--hardware",
                                          help="calibration CSV (schema of qv100_silicon_cycles.csv); "
                                               "default the bundled QV100 silicon cycles"),
@@ -47,10 +53,19 @@ def validate(
     json_out: Path | None = typer.Option(None, "--json", help="write the validation document (JSON)"),
     html_out: Path | None = typer.Option(None, "--html", help="write an HTML page with the scatter plot"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no per-program progress lines"),
+    results: list[Path] = typer.Option([], "--results",
+                                       help="compare these timing-mode result documents (JSON files or "
+                                            "directories of them, e.g. from `warpsim run-app --mode timing "
+                                            "--json`) instead of simulating the bundled reproductions"),
 ) -> None:
-    """Simulate the calibration programs and compare their cycles with silicon (and Accel-Sim)."""
+    """Simulate the calibration programs and compare their cycles with silicon (and Accel-Sim).
+
+    With --results, the cycles come from result documents of runs made elsewhere (the programs' own
+    executables under `warpsim run-app`), matched to the hardware file's rows by program name."""
+    from warpsim.errors import InputError
     from warpsim.results import write_json
     from warpsim.validate.calibration import validate as run_validate
+    from warpsim.validate.calibration import validate_results
     from warpsim.validate.pages import validation_html
     from warpsim.validate.stats import fmt_pct
 
@@ -62,8 +77,21 @@ def validate(
                     f"{r.wall_seconds:.1f} s" if r.status == "ok" else f"{r.status}: {r.reason}")
             err.print(f"  {r.suite} / {r.label}: {what}", highlight=False)
 
-    doc = run_validate(gpu, hardware, programs or (), overrides=overrides, memory_model=memory,
-                       sample=sample, progress=progress)
+    if results:
+        fixed = (("--set", overrides), ("--memory-model", memory), ("--sample", sample != "full"))
+        given = [o for o, v in fixed if v]
+        if given:
+            raise InputError(f"{', '.join(given)} cannot change result documents simulated elsewhere; "
+                             "drop them or re-run the programs", key="--results")
+        doc = validate_results(results, hardware, programs or (), gpu=gpu)
+        if not quiet:
+            for r in doc["programs"]:
+                progress(_program_result(r))
+            for u in doc["unmatched_results"]:
+                err.print(f"  not in the hardware file: {u}", highlight=False)
+    else:
+        doc = run_validate(gpu or "QV100", hardware, programs or (), overrides=overrides, memory_model=memory,
+                           sample=sample, progress=progress)
     if json_out:
         write_json(doc, json_out)
     if html_out:

@@ -3,6 +3,9 @@
 Per program: simulated cycles (all kernels of the run, summed, as the silicon figure is), the
 silicon cycles, the signed error and Accel-Sim's published errors beside it; per suite and over
 all programs: MAE, mean error, aggregate error, Pearson correlation and NRMSE (validate.stats).
+The programs are either simulated here (bundled reproductions, validate.programs) or read from result
+documents of runs made elsewhere, e.g. the original executables under `warpsim run-app`
+(validate.app_results); both give the same ProgramResult rows, table and statistics.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class ProgramResult:
     kernels: int = 0
     wall_seconds: float = 0.0
     reason: str = ""
+    source: str = ""                  # the result document the cycles were read from (--results)
 
 
 def default_hardware_file() -> Path:
@@ -73,15 +77,15 @@ def resolve(row: HardwareRow, table=CALIBRATION_PROGRAMS) -> tuple[Reproduction 
 
 
 def select_rows(rows: Sequence[HardwareRow], names: Sequence[str]) -> list[HardwareRow]:
-    """Rows whose program, short name or suite matches one of `names` (case-insensitive); all
-    rows when `names` is empty. A name matching nothing is an input error."""
+    """Rows whose program (with or without its " (...)" suffix), short name or suite matches one of
+    `names` (case-insensitive); all rows when `names` is empty. A name matching nothing is an input error."""
     if not names:
         return list(rows)
     out, unknown = [], []
     for name in names:
         n = name.lower()
         hit = [r for r in rows if n in (r.program.lower(), r.label.lower(), r.short_name.lower(),
-                                         r.suite.lower())]
+                                         program_key(r.suite, r.program)[1].lower(), r.suite.lower())]
         if not hit:
             unknown.append(name)
         out += [r for r in hit if r not in out]
@@ -121,6 +125,21 @@ def run_program(row: HardwareRow, gpu: str, *, overrides: Sequence[str] = (), me
     return res
 
 
+def result_from_document(row: HardwareRow, d) -> ProgramResult:
+    """A calibration row's result from a result document (validate.app_results.ResultDocument)."""
+    res = ProgramResult(row.suite, row.program, row.label, row.cycles, "ok",
+                        workload="run-app" + (f": {d.run_arguments}" if d.run_arguments else ""),
+                        sim_cycles=d.sim_cycles, error_pct=error_pct(d.sim_cycles, row.cycles),
+                        accelsim_ptx_err_pct=row.accelsim_ptx_err_pct,
+                        accelsim_sass_err_pct=row.accelsim_sass_err_pct, kernels=d.kernels,
+                        wall_seconds=d.wall_seconds, source=str(d.path))
+    if d.kernel_error:
+        res.status, res.reason = "failed", f"{d.path.name}: kernel error: {d.kernel_error.splitlines()[0]}"
+    elif d.self_check not in (None, "passed"):
+        res.status, res.reason = "failed", f"{d.path.name}: the program's own check: {d.self_check}"
+    return res
+
+
 def _accelsim_mae(results: Sequence[ProgramResult], attr: str) -> float | None:
     vals = [abs(getattr(r, attr)) for r in results if getattr(r, attr) is not None]
     return sum(vals) / len(vals) if vals else None
@@ -139,6 +158,53 @@ def suite_summaries(results: Sequence[ProgramResult]) -> dict[str, dict]:
         out[suite] = {**s.as_dict(), "accelsim_ptx_mae_pct": _accelsim_mae(rs, "accelsim_ptx_err_pct"),
                       "accelsim_sass_mae_pct": _accelsim_mae(rs, "accelsim_sass_err_pct")}
     return out
+
+
+def _document(gpu: str, model: str, hw_path: Path, method: str, overrides: Sequence[str],
+              results: Sequence[ProgramResult], **extra) -> dict:
+    return {
+        "gpu": gpu, "memory_model": model, "hardware_file": str(hw_path), "method": method,
+        "overrides": list(overrides), "error_definition": "(simulated - silicon) / silicon x 100",
+        "programs": [asdict(r) for r in results], "suites": suite_summaries(results), **extra,
+    }
+
+
+def validate_results(paths: Sequence[str | Path], hardware: str | Path | None = None,
+                     programs: Sequence[str] = (), *, gpu: str | None = None) -> dict:
+    """The validation document of result documents (files or directories of *.json) simulated
+    elsewhere, e.g. by `warpsim run-app --mode timing`: each matched to its hardware row by program
+    name. Rows without a document are listed ("no result") only when named in `programs`."""
+    from warpsim.validate.app_results import (
+        common_setting,
+        match_documents,
+        read_result_document,
+        result_files,
+    )
+
+    hw_path = Path(hardware) if hardware else default_hardware_file()
+    rows = select_rows(read_hardware_csv(hw_path), programs)
+    docs = [read_result_document(f) for f in result_files(paths)]
+    doc_gpu = common_setting(docs, "gpu", "GPU")
+    model = common_setting(docs, "memory_model", "memory model")
+    if gpu and doc_gpu and gpu.lower() != doc_gpu.lower():
+        raise InputError(f"--gpu {gpu}, but the result documents were simulated on {doc_gpu}", key="--gpu")
+    matched, unmatched = match_documents(rows, docs)
+    results = []
+    for i, row in enumerate(rows):
+        if i in matched:
+            results.append(result_from_document(row, matched[i]))
+        elif programs:
+            results.append(ProgramResult(row.suite, row.program, row.label, row.cycles, "no result",
+                                         accelsim_ptx_err_pct=row.accelsim_ptx_err_pct,
+                                         accelsim_sass_err_pct=row.accelsim_sass_err_pct,
+                                         reason="no result document for this program"))
+    if not results:
+        names = ", ".join(sorted({d.program for d in docs}))
+        raise InputError(f"no result document matches a program of the hardware file (documents' programs: "
+                         f"{names})", path=str(hw_path))
+    return _document(doc_gpu, model, hw_path, "result documents", (), results,
+                     result_documents=[str(d.path) for d in docs],
+                     unmatched_results=[f"{d.path}: {d.program}" for d in unmatched])
 
 
 def validate(gpu: str = "QV100", hardware: str | Path | None = None, programs: Sequence[str] = (), *,
@@ -160,8 +226,4 @@ def validate(gpu: str = "QV100", hardware: str | Path | None = None, programs: S
         results.append(r)
         if progress:
             progress(r)
-    return {
-        "gpu": cfg.name, "memory_model": model, "hardware_file": str(hw_path), "method": sample,
-        "overrides": list(overrides), "error_definition": "(simulated - silicon) / silicon x 100",
-        "programs": [asdict(r) for r in results], "suites": suite_summaries(results),
-    }
+    return _document(cfg.name, model, hw_path, sample, overrides, results)

@@ -75,8 +75,11 @@ __attribute__((constructor)) static void warpsim_map_region(void) {
 
 /* ---------------------------------------------------------------- Python bridge ---------- */
 
+static int g_finished = 0;
+
 static void warpsim_finish(void) {
-    if (g_state != 1) return;
+    if (g_state != 1 || g_finished) return;
+    g_finished = 1;
     PyGILState_STATE st = PyGILState_Ensure();
     PyObject *r = PyObject_CallMethod(g_rt, "finish", NULL);
     if (!r) PyErr_Print();
@@ -247,8 +250,19 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
     return cudaSuccess;
 }
 
+/* The result document is written by an exit handler, whose timing simulation runs numba-compiled code
+ * through LLVM. Static objects that LLVM (or any library) constructs lazily during a launch register
+ * their destructors then, later than a handler registered once at start-up, so at exit they would be
+ * destroyed before it runs (garbage strings, segmentation faults). Registering the handler again after
+ * every call that may run compiled code keeps it the most recent one; it runs once (g_finished). */
+static void finish_last(void) {
+    if (g_state == 1 && !g_finished) atexit(warpsim_finish);
+}
+
 static cudaError_t launch(const void *func, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s) {
-    return RT("launch", "KIIIIIIKKK", P(func), g.x, g.y, g.z, b.x, b.y, b.z, P(args), (u64)shm, P(s));
+    cudaError_t e = RT("launch", "KIIIIIIKKK", P(func), g.x, g.y, g.z, b.x, b.y, b.z, P(args), (u64)shm, P(s));
+    finish_last();
+    return e;
 }
 
 #if CUDART_VERSION >= 13000
@@ -562,6 +576,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) { (void)e; return RT("sticky_check",
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
     double v = 0.0;
     cudaError_t e = RT("event_elapsed", "KKK", P(&v), P(a), P(b));
+    finish_last();
     *ms = (float)v;
     return e;
 }
