@@ -92,92 +92,175 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
     width = 8 * (tc & 15)
     n = nx
     if opc == C.OP_MOV or opc == C.OP_CVT_II:
-        for q in range(n):
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            rd[lane] = (((a & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                rd[lane] = (((a & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                rd[lane] = (((a & mw) ^ sw) - sw) & md
     elif opc == C.OP_NOT:
         flip = np.int64(1) if tc & C.PRED else np.int64(-1)
-        for q in range(n):
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            rd[lane] = ((((a ^ flip) & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                rd[lane] = ((((a ^ flip) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                rd[lane] = ((((a ^ flip) & mw) ^ sw) - sw) & md
     elif opc == C.OP_MAD_LO or opc == C.OP_MAD_WIDE:
-        for q in range(n):
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-            c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
-            rd[lane] = ((((a * b + c) & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                rd[lane] = ((((a * b + c) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                rd[lane] = ((((a * b + c) & mw) ^ sw) - sw) & md
     elif opc == C.OP_SELP:
-        for q in range(n):
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-            c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
-            r = a if c != 0 else b
-            rd[lane] = (((r & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                r = a if c != 0 else b
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                r = a if c != 0 else b
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
     elif opc == C.OP_SHL or opc == C.OP_SHR:
         signed = (tc & C.SIGNED) != 0
-        for q in range(n):
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-            if opc == C.OP_SHL:
-                r = 0 if b >= width else a << b
-            elif signed:
-                r = a >> (width - 1 if b >= width else b)
-            elif b >= width:
-                r = 0
-            else:
-                r = np.int64(np.uint64(a) >> np.uint64(b))
-            rd[lane] = (((r & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                if opc == C.OP_SHL:
+                    r = 0 if b >= width else a << b
+                elif signed:
+                    r = a >> (width - 1 if b >= width else b)
+                elif b >= width:
+                    r = 0
+                else:
+                    r = np.int64(np.uint64(a) >> np.uint64(b))
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                if opc == C.OP_SHL:
+                    r = 0 if b >= width else a << b
+                elif signed:
+                    r = a >> (width - 1 if b >= width else b)
+                elif b >= width:
+                    r = 0
+                else:
+                    r = np.int64(np.uint64(a) >> np.uint64(b))
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
     elif opc == C.OP_MIN or opc == C.OP_MAX:
         flip = _SIGN if (tc & 15) == 8 and not tc & C.SIGNED else np.int64(0)
         is_min = opc == C.OP_MIN
-        for q in range(n):
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-            lt = (a ^ flip) < (b ^ flip)
-            r = (a if lt else b) if is_min else (b if lt else a)
-            rd[lane] = (((r & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                lt = (a ^ flip) < (b ^ flip)
+                r = (a if lt else b) if is_min else (b if lt else a)
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                lt = (a ^ flip) < (b ^ flip)
+                r = (a if lt else b) if is_min else (b if lt else a)
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
     elif opc == C.OP_ADD:
-        for q in range(n):        # one loop per operation: a branch inside would stop vectorisation
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-            rd[lane] = ((((a + b) & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a + b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a + b) & mw) ^ sw) - sw) & md
     elif opc == C.OP_SUB:
-        for q in range(n):        # one loop per operation: a branch inside would stop vectorisation
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-            rd[lane] = ((((a - b) & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a - b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a - b) & mw) ^ sw) - sw) & md
     elif opc == C.OP_MUL_LO or opc == C.OP_MUL_WIDE:
-        for q in range(n):        # one loop per operation: a branch inside would stop vectorisation
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-            rd[lane] = ((((a * b) & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a * b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a * b) & mw) ^ sw) - sw) & md
     elif opc == C.OP_AND:
-        for q in range(n):        # one loop per operation: a branch inside would stop vectorisation
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-            rd[lane] = ((((a & b) & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a & b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a & b) & mw) ^ sw) - sw) & md
     elif opc == C.OP_OR:
-        for q in range(n):        # one loop per operation: a branch inside would stop vectorisation
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-            rd[lane] = ((((a | b) & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a | b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a | b) & mw) ^ sw) - sw) & md
     else:
-        for q in range(n):        # one loop per operation: a branch inside would stop vectorisation
-            lane = q if dense else xs[q]
-            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-            rd[lane] = ((((a ^ b) & mw) ^ sw) - sw) & md
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a ^ b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a ^ b) & mw) ^ sw) - sw) & md
     return True
 
 
@@ -201,23 +284,41 @@ def hot_setp_int(i, xs, nx, dense, R, P, D, DB, O):
     pd = R[D[i, 0]]
     two = D[i, 1] >= 0
     qd = R[D[i, 1]] if two else pd
-    for q in range(nx):
-        lane = q if dense else xs[q]
-        a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
-        b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
-        p = pl if (a ^ flip) < (b ^ flip) else pe if a == b else pg
-        qv = 1 - p
-        if comb:
-            c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
-            if comb == 1:
-                p, qv = p & c, qv & c
-            elif comb == 2:
-                p, qv = p | c, qv | c
-            else:
-                p, qv = p ^ c, qv ^ c
-        pd[lane] = p & 0xFF
-        if two:
-            qd[lane] = qv & 0xFF
+    if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+        for lane in range(nx):
+            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+            p = pl if (a ^ flip) < (b ^ flip) else pe if a == b else pg
+            qv = 1 - p
+            if comb:
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                if comb == 1:
+                    p, qv = p & c, qv & c
+                elif comb == 2:
+                    p, qv = p | c, qv | c
+                else:
+                    p, qv = p ^ c, qv ^ c
+            pd[lane] = p & 0xFF
+            if two:
+                qd[lane] = qv & 0xFF
+    else:
+        for q in range(nx):
+            lane = xs[q]
+            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+            p = pl if (a ^ flip) < (b ^ flip) else pe if a == b else pg
+            qv = 1 - p
+            if comb:
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                if comb == 1:
+                    p, qv = p & c, qv & c
+                elif comb == 2:
+                    p, qv = p | c, qv | c
+                else:
+                    p, qv = p ^ c, qv ^ c
+            pd[lane] = p & 0xFF
+            if two:
+                qd[lane] = qv & 0xFF
     return True
 
 
@@ -282,39 +383,73 @@ def hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan):
     f0, f1, f2, fd = RF[r0], RF[r1], RF[r2], RF[D[i, 0]]
     zero = np.float32(0.0)
     if opc == C.OP_FFMA:
-        for q in range(nx):
-            lane = q if dense else xs[q]
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(nx):
+                a = f0[2 * lane] if g0 else k0
+                b = f1[2 * lane] if g1 else k1
+                c = f2[2 * lane] if g2 else k2
+                r = _fma32(a, b, c)
+                fd[2 * lane] = r if r == r else cnan
+                fd[2 * lane + 1] = zero
+        else:
+            for q in range(nx):
+                lane = xs[q]
+                a = f0[2 * lane] if g0 else k0
+                b = f1[2 * lane] if g1 else k1
+                c = f2[2 * lane] if g2 else k2
+                r = _fma32(a, b, c)
+                fd[2 * lane] = r if r == r else cnan
+                fd[2 * lane + 1] = zero
+        return True
+    if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+        for lane in range(nx):
             a = f0[2 * lane] if g0 else k0
             b = f1[2 * lane] if g1 else k1
-            c = f2[2 * lane] if g2 else k2
-            r = _fma32(a, b, c)
+            if opc == C.OP_FADD:
+                r = a + b
+            elif opc == C.OP_FSUB:
+                r = a + (-b)
+            elif opc == C.OP_FMUL:
+                r = a * b
+            else:
+                an = a != a
+                bn = b != b
+                if opc == C.OP_FMIN:
+                    pick_a = a < b or (a == b and math.copysign(1.0, a) < 0)
+                else:
+                    pick_a = a > b or (a == b and not math.copysign(1.0, a) < 0)
+                r = a if pick_a else b
+                if an and not bn:
+                    r = b
+                elif bn and not an:
+                    r = a
             fd[2 * lane] = r if r == r else cnan
             fd[2 * lane + 1] = zero
-        return True
-    for q in range(nx):
-        lane = q if dense else xs[q]
-        a = f0[2 * lane] if g0 else k0
-        b = f1[2 * lane] if g1 else k1
-        if opc == C.OP_FADD:
-            r = a + b
-        elif opc == C.OP_FSUB:
-            r = a + (-b)
-        elif opc == C.OP_FMUL:
-            r = a * b
-        else:
-            an = a != a
-            bn = b != b
-            if opc == C.OP_FMIN:
-                pick_a = a < b or (a == b and math.copysign(1.0, a) < 0)
+    else:
+        for q in range(nx):
+            lane = xs[q]
+            a = f0[2 * lane] if g0 else k0
+            b = f1[2 * lane] if g1 else k1
+            if opc == C.OP_FADD:
+                r = a + b
+            elif opc == C.OP_FSUB:
+                r = a + (-b)
+            elif opc == C.OP_FMUL:
+                r = a * b
             else:
-                pick_a = a > b or (a == b and not math.copysign(1.0, a) < 0)
-            r = a if pick_a else b
-            if an and not bn:
-                r = b
-            elif bn and not an:
-                r = a
-        fd[2 * lane] = r if r == r else cnan
-        fd[2 * lane + 1] = zero
+                an = a != a
+                bn = b != b
+                if opc == C.OP_FMIN:
+                    pick_a = a < b or (a == b and math.copysign(1.0, a) < 0)
+                else:
+                    pick_a = a > b or (a == b and not math.copysign(1.0, a) < 0)
+                r = a if pick_a else b
+                if an and not bn:
+                    r = b
+                elif bn and not an:
+                    r = a
+            fd[2 * lane] = r if r == r else cnan
+            fd[2 * lane + 1] = zero
     return True
 
 
@@ -363,23 +498,41 @@ def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
     pd = R[D[i, 0]]
     two = D[i, 1] >= 0
     qd = R[D[i, 1]] if two else pd
-    for q in range(nx):
-        lane = q if dense else xs[q]
-        a = f0[2 * lane] if g0 else k0
-        b = f1[2 * lane] if g1 else k1
-        p = np.int64(1) if _fcmp_bit(a, b, cmp) else np.int64(0)
-        qv = 1 - p
-        if comb:
-            c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
-            if comb == 1:
-                p, qv = p & c, qv & c
-            elif comb == 2:
-                p, qv = p | c, qv | c
-            else:
-                p, qv = p ^ c, qv ^ c
-        pd[lane] = p & 0xFF
-        if two:
-            qd[lane] = qv & 0xFF
+    if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+        for lane in range(nx):
+            a = f0[2 * lane] if g0 else k0
+            b = f1[2 * lane] if g1 else k1
+            p = np.int64(1) if _fcmp_bit(a, b, cmp) else np.int64(0)
+            qv = 1 - p
+            if comb:
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                if comb == 1:
+                    p, qv = p & c, qv & c
+                elif comb == 2:
+                    p, qv = p | c, qv | c
+                else:
+                    p, qv = p ^ c, qv ^ c
+            pd[lane] = p & 0xFF
+            if two:
+                qd[lane] = qv & 0xFF
+    else:
+        for q in range(nx):
+            lane = xs[q]
+            a = f0[2 * lane] if g0 else k0
+            b = f1[2 * lane] if g1 else k1
+            p = np.int64(1) if _fcmp_bit(a, b, cmp) else np.int64(0)
+            qv = 1 - p
+            if comb:
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                if comb == 1:
+                    p, qv = p & c, qv & c
+                elif comb == 2:
+                    p, qv = p | c, qv | c
+                else:
+                    p, qv = p ^ c, qv ^ c
+            pd[lane] = p & 0xFF
+            if two:
+                qd[lane] = qv & 0xFF
     return True
 
 

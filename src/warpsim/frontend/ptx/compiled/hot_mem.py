@@ -51,18 +51,28 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
     lpp = lop if part == 3 else 0
     gadd = _LB if part == 3 else np.int64(0)                              # raw address -> IR address
     bad = np.int64(0)
-    for q in range(nx):
-        lane = q if dense else xs[q]
-        a = ((ra[lane] & rmask) + off0) & amask
-        o = a - (_GB if part == 1 else 0)
-        bad |= (o < 0) | (o > lim) | (o & almask)
+    if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+        for lane in range(nx):
+            a = ((ra[lane] & rmask) + off0) & amask
+            o = a - (_GB if part == 1 else 0)
+            bad |= (o < 0) | (o > lim) | (o & almask)
+    else:
+        for q in range(nx):
+            lane = xs[q]
+            a = ((ra[lane] & rmask) + off0) & amask
+            o = a - (_GB if part == 1 else 0)
+            bad |= (o < 0) | (o > lim) | (o & almask)
     if bad:
         return False
     multi = nvec > 1
     if record or multi:
-        for q in range(nx):
-            lane = q if dense else xs[q]
-            lane_addr[lane] = (((ra[lane] & rmask) + off0) & amask) + gadd
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(nx):
+                lane_addr[lane] = (((ra[lane] & rmask) + off0) & amask) + gadd
+        else:
+            for q in range(nx):
+                lane = xs[q]
+                lane_addr[lane] = (((ra[lane] & rmask) + off0) & amask) + gadd
     b4 = buf.view(np.uint32) if nb == 4 else buf.view(np.uint32)[:0]
     b8 = buf.view(np.int64) if nb == 8 else buf.view(np.int64)[:0]
     for k in range(nvec):
@@ -73,29 +83,51 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
                 continue
             rd = R[d]
             if nb == 4:
-                for q in range(nx):
-                    lane = q if dense else xs[q]
-                    a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
-                    o = a + cadd + shbase[lane] * shp + lane * lpp + koff
-                    rd[lane] = np.int64(b4[o >> 2])
+                if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+                    for lane in range(nx):
+                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        rd[lane] = np.int64(b4[o >> 2])
+                else:
+                    for q in range(nx):
+                        lane = xs[q]
+                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        rd[lane] = np.int64(b4[o >> 2])
             else:
-                for q in range(nx):
-                    lane = q if dense else xs[q]
-                    a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
-                    o = a + cadd + shbase[lane] * shp + lane * lpp + koff
-                    rd[lane] = b8[o >> 3]
+                if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+                    for lane in range(nx):
+                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        rd[lane] = b8[o >> 3]
+                else:
+                    for q in range(nx):
+                        lane = xs[q]
+                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        rd[lane] = b8[o >> 3]
         else:
             isreg = O[i, k, 0] == C.K_REG
             rv = R[O[i, k, 1]] if isreg else R[0]
             vm = np.int64(-1) if isreg else np.int64(0)
             imm = np.int64(0) if isreg else O[i, k, 1]
-            for q in range(nx):
-                lane = q if dense else xs[q]
-                a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
-                o = a + cadd + shbase[lane] * shp + lane * lpp + koff
-                v = (rv[lane] & vm) | imm
-                if nb == 4:
-                    b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
-                else:
-                    b8[o >> 3] = v
+            if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+                for lane in range(nx):
+                    a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                    o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                    v = (rv[lane] & vm) | imm
+                    if nb == 4:
+                        b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
+                    else:
+                        b8[o >> 3] = v
+            else:
+                for q in range(nx):
+                    lane = xs[q]
+                    a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                    o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                    v = (rv[lane] & vm) | imm
+                    if nb == 4:
+                        b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
+                    else:
+                        b8[o >> 3] = v
     return True
