@@ -161,3 +161,35 @@ def test_instruction_form_matches_reference(form, data):
     ref, got = _run_both(instr, ins, out_types)
     for r, g in zip(ref, got, strict=True):
         assert np.array_equal(_bits(r), _bits(g)), (instr, ins, r, g)
+
+
+def _f32(x: float) -> np.float32:
+    v = np.float32(x)
+    assert float(v) == x
+    return v
+
+
+# fma.rn.f32 whose float64 sum lands exactly half-way between two float32 values with a nonzero
+# rounding error: a second rounding would go to even, the single rounding goes the error's way.
+_HALF_WAY = [
+    # (a, b, c, the correctly rounded float32 result)
+    (1 + 2.0 ** -12, 1 + 2.0 ** -12, 2.0 ** -70, 1 + 2.0 ** -11 + 2.0 ** -23),
+    (1 + 2.0 ** -12, 1 + 2.0 ** -12, -(2.0 ** -70), 1 + 2.0 ** -11),
+    (-(1 + 2.0 ** -12), 1 + 2.0 ** -12, 2.0 ** -70, -(1 + 2.0 ** -11)),
+    (-(1 + 2.0 ** -12), 1 + 2.0 ** -12, -(2.0 ** -70), -(1 + 2.0 ** -11 + 2.0 ** -23)),
+    # 18631 * 1801 * 2^103 = 2^128 - 2^103: half-way between FLT_MAX and 2^128 (infinity)
+    (18631 * 2.0 ** 52, 1801 * 2.0 ** 51, -1.0, float(np.finfo(np.float32).max)),
+    (18631 * 2.0 ** 52, 1801 * 2.0 ** 51, 1.0, np.inf),
+    (1.5, 2.0, 0.25, 3.25),
+]
+
+
+@pytest.mark.parametrize("n", [32, 31, 64])
+def test_fma_f32_half_way_sums_round_once(n):
+    """Every lane active (n=32, 64: the dense loops) and a partial warp (n=31: the lane-list loops)."""
+    cols = [np.array([_f32(c[j]) for c in _HALF_WAY] * (n // len(_HALF_WAY) + 1), dtype=np.float32)[:n]
+            for j in range(4)]
+    ins = [("f32", cols[0]), ("f32", cols[1]), ("f32", cols[2])]
+    ref, got = _run_both("fma.rn.f32 %d0, %a0, %a1, %a2", ins, ("f32",))
+    assert np.array_equal(_bits(ref[0]), _bits(got[0]))
+    assert np.array_equal(got[0], cols[3])

@@ -171,6 +171,7 @@ class Module:
             self.device.note_host_write(addr, nbytes)
         self._kernels: dict[str, Kernel] = {}
         self._compiled: dict[str, CompiledKernel] = {}
+        self._grid_sync: dict[str, bool] = {}
         self._launches = 0
         self.engine = default_engine()
 
@@ -250,7 +251,9 @@ class Module:
         bt = batch_threads or int(os.environ.get("WARPSIM_PTX_BATCH_THREADS", DEFAULT_BATCH_THREADS))
         tpc = -(-nthreads // 32) * 32
         per = max(1, bt // tpc)
-        grid_sync = uses_grid_sync(k.prog)       # cooperative-groups grid sync: all CTAs in one batch
+        grid_sync = self._grid_sync.get(k.name)       # cooperative-groups grid sync: all CTAs in one batch
+        if grid_sync is None:                          # (a scan of every operand: once per kernel)
+            grid_sync = self._grid_sync[k.name] = uses_grid_sync(k.prog)
         if grid_sync:
             per = g[0] * g[1] * g[2]
         self._launches += 1

@@ -12,7 +12,6 @@ from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.alu_float import exec_float
-from warpsim.frontend.ptx.compiled.fused import fusable, int_fused
 from warpsim.frontend.ptx.compiled.lanes import less_than, operand, setp_finish
 from warpsim.frontend.ptx.compiled.scalar import norm
 from warpsim.frontend.ptx.compiled.vec import scatter, scatter_f32, scatter_f64
@@ -74,9 +73,6 @@ def exec_alu(i, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD):
     if opc >= C.OP_FADD and opc <= C.OP_FCOS or opc == C.OP_CVT_FF or opc == C.OP_CVT_FI or \
             (opc == C.OP_SETP and tc & C.FLOAT):
         exec_float(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, WD, sctx, ctas, steps)
-        return
-    if fusable(i, opc, O, D):
-        int_fused(i, opc, xs, nx, regs, T, P, O, D, DB)
         return
     A, B, Cc, R, R2, S = W[0], W[1], W[2], W[3], W[4], W[5]
     aux = P[i, C.AUX]

@@ -201,10 +201,6 @@ def exec_float(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, WD, sctx, ctas, steps
         scatter_f64(regs, T, D, i, xs, nx, DR, canon)
         return
     ftz = (aux2 & C.F_FTZ) != 0
-    if opc == C.OP_FFMA and not ftz and not sat and O[i, 0, 0] == C.K_REG and O[i, 1, 0] == C.K_REG and \
-            O[i, 2, 0] == C.K_REG and D[i, 0] >= 0:
-        _ffma_regs(i, xs, nx, regs, T, O, D, WD[0])
-        return
     FA, FB, FC, FR = WF[0], WF[1], WF[2], WF[3]
     DS = WD[0]
     bits = DS.view(np.int64)
@@ -267,31 +263,3 @@ def exec_float(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, WD, sctx, ctas, steps
         FR[q] = r
     scatter_f32(regs, T, D, i, xs, nx, FR, canon)
 
-
-@njit(cache=True)
-def _ffma_regs(i, xs, nx, regs, T, O, D, tmp):
-    """fma.rn.f32 on three registers in one pass (the reference's fma32: exact product, two_sum,
-    round-to-odd in float64, one rounding to float32)."""
-    rf = regs.view(np.float32)
-    ti = tmp.view(np.int64)
-    b0, b1, b2, bd = O[i, 0, 1] * T, O[i, 1, 1] * T, O[i, 2, 1] * T, D[i, 0] * T
-    for q in range(nx):
-        lane = xs[q]
-        p = np.float64(rf[2 * (b0 + lane)]) * np.float64(rf[2 * (b1 + lane)])
-        c = np.float64(rf[2 * (b2 + lane)])
-        s = p + c
-        bb = s - p
-        err = (p - (s - bb)) + (c - bb)
-        if err != 0 and math.isfinite(err) and math.isfinite(s):
-            tmp[0] = s
-            bits = ti[0]
-            if bits & 1 == 0:
-                ti[0] = bits + 1 if (err < 0) == (math.copysign(1.0, s) < 0) else bits - 1
-                s = tmp[0]
-        r = np.float32(s)
-        idx = bd + lane
-        if r != r:
-            regs[idx] = 0x7FFFFFFF
-        else:
-            regs[idx] = 0
-            rf[2 * idx] = r

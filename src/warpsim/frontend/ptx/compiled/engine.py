@@ -15,6 +15,8 @@ from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.alu import exec_alu
+from warpsim.frontend.ptx.compiled.hot import exec_hot
+from warpsim.frontend.ptx.compiled.hot_mem import hot_ld_st
 from warpsim.frontend.ptx.compiled.mem import exec_mem
 from warpsim.frontend.ptx.compiled.warp import exec_warp
 
@@ -136,6 +138,10 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
     secbuf = np.empty((nw, 32), dtype=np.int64)
     secn = np.zeros(nw, dtype=np.int64)
     exited = np.zeros(T, dtype=np.uint8)
+    nreg = regs.shape[0] // T
+    R = regs.reshape((nreg, T))                          # one row per register, lanes contiguous
+    RF = regs.view(np.float32).reshape((nreg, 2 * T))    # the same, as float32 pairs (value, high half)
+    cnan = np.array([0x7FFFFFFF], dtype=np.int32).view(np.float32)[0]
     nlog = 0
     nrow = 0
     steps = 0
@@ -179,10 +185,12 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
         if opc != C.OP_BRA and opc != C.OP_EXIT and nx > 0:
             executed = True
             if opc >= C.OP_LD and opc <= C.OP_ATOM:
-                st = exec_mem(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, shared, local,
-                              kparams, lane_addr, lane_space, lane_off, limits, fault, W, shbase)
-                if st != C.ST_OK:
-                    return st, steps, thread_insts, pc, nlog, nrow, log, addr
+                if not hot_ld_st(pc, xs, nx, nx == T, R, P, D, DB, O, sctx, shbase, heap, shared, local,
+                                 lane_addr, limits, rec_trace or rec_prof):
+                    st = exec_mem(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, shared,
+                                  local, kparams, lane_addr, lane_space, lane_off, limits, fault, W, shbase)
+                    if st != C.ST_OK:
+                        return st, steps, thread_insts, pc, nlog, nrow, log, addr
                 if P[pc, C.SPACE] == 6:
                     single = lane_space[xs[0]]
                     for q in range(1, nx):
@@ -191,7 +199,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                             break
             elif opc >= C.OP_SHFL and opc <= C.OP_ACTIVEMASK:
                 exec_warp(pc, xs, nx, act, ne, regs, T, P, D, DB, O, sctx, ctas, steps, W, src, wbits, wflag)
-            elif opc != C.OP_NOP:
+            elif opc != C.OP_NOP and not exec_hot(pc, opc, xs, nx, nx == T, R, RF, P, D, DB, O, OF, cnan):
                 exec_alu(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD)
         if rec_trace or rec_prof:
             # per-warp SIMT and predicated masks of this step

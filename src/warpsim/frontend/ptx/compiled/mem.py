@@ -209,80 +209,6 @@ def place(i, xs, nx, regs, T, P, sctx, shbase, lane_addr, lane_space, lane_off, 
     return C.ST_OK
 
 
-@njit(cache=True)
-def fast_ld_st(i, xs, nx, regs, T, P, D, DB, O, sctx, shbase, heap, shared, local, lane_addr, limits):
-    """One fused pass for a 4- or 8-byte access in a fixed space; False (nothing done, or a fault to be
-    reported by the full path) when the form or an address needs the general path."""
-    sp = P[i, C.SPACE]
-    nb = P[i, C.TY] & 15
-    nvec = P[i, C.NVEC]
-    nbt = P[i, C.NBT]
-    is_ld = P[i, C.OPC] == C.OP_LD
-    for k in range(nvec):
-        if is_ld:
-            if D[i, k] >= 0 and DB[i, k] != nb:
-                return False
-        elif O[i, k, 0] == C.K_SREG or (O[i, k, 0] == C.K_REG and O[i, k, 2] != nb):
-            return False
-    rid = P[i, C.ARID]
-    rb = P[i, C.ARB]
-    off0 = P[i, C.AOFF] + P[i, C.AUX]
-    rmask = (np.int64(1) << (8 * rb)) - 1 if rb < 8 else np.int64(-1)
-    rbase = rid * T
-    part = S if sp == S else L if sp == L else G
-    buf = shared if part == S else local if part == L else heap
-    lim = limits[part - 1] - nbt
-    lop = sctx[11]
-    amask = nbt - 1
-    for q in range(nx):                          # check first: a fault goes to the full path
-        lane = xs[q]
-        if rid < 0:
-            a = off0
-        elif rb == 4:                    # a 32-bit register plus the offset wraps at 32 bits
-            a = (regs[rbase + lane] + off0) & 0xFFFFFFFF
-        else:
-            a = (regs[rbase + lane] & rmask) + off0
-        o = a - _GB if part == G else a
-        if o < 0 or o > lim or o & amask:
-            return False
-        lane_addr[lane] = a + _LB if part == L else a
-    b4 = buf.view(np.uint32) if nb == 4 else buf.view(np.uint32)[:0]
-    b8 = buf.view(np.int64) if nb == 8 else buf.view(np.int64)[:0]
-    for k in range(nvec):
-        if is_ld:
-            d = D[i, k]
-            if d < 0:
-                continue
-            dbase = d * T
-        else:
-            kind = O[i, k, 0]
-            vb = O[i, k, 1] * T
-            vmask = np.int64(0xFFFFFFFF) if nb == 4 else np.int64(-1)
-            imm = O[i, k, 1]
-        for q in range(nx):
-            lane = xs[q]
-            a = lane_addr[lane]
-            if part == G:
-                o = a - _GB
-            elif part == S:
-                o = a + shbase[lane]
-            else:
-                o = a - _LB + lane * lop
-            o += k * nb
-            if is_ld:
-                if nb == 4:
-                    regs[dbase + lane] = np.int64(b4[o >> 2])
-                else:
-                    regs[dbase + lane] = b8[o >> 3]
-            else:
-                v = (regs[vb + lane] & vmask) if kind == C.K_REG else imm
-                if nb == 4:
-                    b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
-                else:
-                    b8[o >> 3] = v
-    return True
-
-
 @njit(cache=True, error_model="numpy")
 def exec_mem(i, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, shared, local, kparams,
              lane_addr, lane_space, lane_off, limits, fault, W, shbase):
@@ -301,9 +227,6 @@ def exec_mem(i, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, share
                 for q in range(nx):
                     R[q] = v
                 scatter(regs, T, D, DB, i, k, xs, nx, R, tc)
-        return C.ST_OK
-    if (opc == C.OP_LD or opc == C.OP_ST) and P[i, C.SPACE] != 6 and (nb == 4 or nb == 8) and \
-            fast_ld_st(i, xs, nx, regs, T, P, D, DB, O, sctx, shbase, heap, shared, local, lane_addr, limits):
         return C.ST_OK
     st = place(i, xs, nx, regs, T, P, sctx, shbase, lane_addr, lane_space, lane_off, limits, fault)
     if st != C.ST_OK:

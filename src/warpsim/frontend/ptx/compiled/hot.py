@@ -1,0 +1,549 @@
+"""Single-pass loops for the hottest register forms, over register rows.
+
+The general path (`alu.py`) gathers every operand into a vector, computes, and scatters, through
+several non-inlined calls that each take a dozen arrays: ~0.5-2 us per instruction before any lane
+is touched, and 5-8 ns per lane. Here each form is one loop that reads its operands straight from the
+register rows (`R[reg]`, lanes contiguous), computes and writes: integer operands are normalised by
+one branch-free formula (`(((x & m) ^ sb) - sb) | imm`, an immediate being a row read with mask 0), so a
+form needs one loop whether its operands are registers or immediates. When every lane of the batch
+executes (`dense`), the loop runs over lane numbers directly, without the lane list, and LLVM can
+vectorise it. Same results as the general path bit for bit (tests/ptx/test_compiled_ops.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from warpsim.frontend.ptx.compiled import codes as C
+
+_SIGN = np.int64(-9223372036854775808)
+_INF = np.inf
+
+
+@njit(cache=True)
+def _src(O, i, j):
+    """(row, mask, sign bit, or-value, xor-value) reading operand j as
+    ((((row[l] & m) ^ sb) - sb) | v) ^ x: masked, sign-extended by xor-subtract (numba's variable
+    shifts are not vectorised), an immediate being mask 0 | value. row -1: neither register nor
+    immediate (the general path handles it)."""
+    kind = O[i, j, 0]
+    tc = O[i, j, 3]
+    z = np.int64(0)
+    if kind == C.K_IMM:
+        return 0, z, z, O[i, j, 1], z
+    if kind != C.K_REG:
+        return -1, z, z, z, z
+    r = O[i, j, 1]
+    if tc & C.PRED:
+        return r, np.int64(-1), z, z, np.int64(1 if tc & 2 else 0)
+    rb = O[i, j, 2]
+    nb = tc & 15
+    w = rb if rb < nb else nb
+    if w >= 8:
+        return r, np.int64(-1), z, z, z
+    m = (np.int64(1) << (8 * w)) - 1
+    if tc & C.SIGNED and not tc & C.FLOAT:
+        return r, m, np.int64(1) << (8 * w - 1), z, z
+    return r, m, z, z, z
+
+
+@njit(cache=True)
+def _dst(D, DB, i, j, tc):
+    """(mask, sign bit, register mask) writing a value of type tc to destination j:
+    (((v & m) ^ sb) - sb) & md."""
+    rb = DB[i, j]
+    md = (np.int64(1) << (8 * rb)) - 1 if rb < 8 else np.int64(-1)
+    nb = tc & 15
+    if nb >= 8:
+        return np.int64(-1), np.int64(0), md
+    m = (np.int64(1) << (8 * nb)) - 1
+    if tc & C.SIGNED and not tc & C.FLOAT:
+        return m, np.int64(1) << (8 * nb - 1), md
+    return m, np.int64(0), md
+
+
+_HOT_INT = (C.OP_MOV, C.OP_CVT_II, C.OP_ADD, C.OP_SUB, C.OP_MUL_LO, C.OP_MUL_WIDE, C.OP_MAD_LO, C.OP_MAD_WIDE,
+            C.OP_AND, C.OP_OR, C.OP_XOR, C.OP_SHL, C.OP_SHR, C.OP_MIN, C.OP_MAX, C.OP_SELP, C.OP_NOT)
+
+
+@njit(cache=True, error_model="numpy")
+def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
+    """Integer/predicate forms with register or immediate operands; False when not one of them."""
+    ok = False
+    for f in _HOT_INT:
+        if opc == f:
+            ok = True
+    if not ok or D[i, 0] < 0:
+        return False
+    tc = P[i, C.TY]
+    nsrc = 1 if opc == C.OP_MOV or opc == C.OP_CVT_II or opc == C.OP_NOT else \
+        3 if opc == C.OP_MAD_LO or opc == C.OP_MAD_WIDE or opc == C.OP_SELP else 2
+    r0, m0, s0, v0, x0 = _src(O, i, 0)
+    r1, m1, s1, v1, x1 = _src(O, i, 1) if nsrc > 1 else _src(O, i, 0)
+    r2, m2, s2, v2, x2 = _src(O, i, 2) if nsrc > 2 else _src(O, i, 0)
+    if r0 < 0 or r1 < 0 or r2 < 0:
+        return False
+    wtc = P[i, C.TY2] if opc == C.OP_MUL_WIDE or opc == C.OP_MAD_WIDE or opc == C.OP_MAD_LO else tc
+    mw, sw, md = _dst(D, DB, i, 0, wtc)
+    a0, a1, a2, rd = R[r0], R[r1], R[r2], R[D[i, 0]]
+    width = 8 * (tc & 15)
+    n = nx
+    if opc == C.OP_MOV or opc == C.OP_CVT_II:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                rd[lane] = (((a & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                rd[lane] = (((a & mw) ^ sw) - sw) & md
+    elif opc == C.OP_NOT:
+        flip = np.int64(1) if tc & C.PRED else np.int64(-1)
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                rd[lane] = ((((a ^ flip) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                rd[lane] = ((((a ^ flip) & mw) ^ sw) - sw) & md
+    elif opc == C.OP_MAD_LO or opc == C.OP_MAD_WIDE:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                rd[lane] = ((((a * b + c) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                rd[lane] = ((((a * b + c) & mw) ^ sw) - sw) & md
+    elif opc == C.OP_SELP:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                r = a if c != 0 else b
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                r = a if c != 0 else b
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
+    elif opc == C.OP_SHL or opc == C.OP_SHR:
+        signed = (tc & C.SIGNED) != 0
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                if opc == C.OP_SHL:
+                    r = 0 if b >= width else a << b
+                elif signed:
+                    r = a >> (width - 1 if b >= width else b)
+                elif b >= width:
+                    r = 0
+                else:
+                    r = np.int64(np.uint64(a) >> np.uint64(b))
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                if opc == C.OP_SHL:
+                    r = 0 if b >= width else a << b
+                elif signed:
+                    r = a >> (width - 1 if b >= width else b)
+                elif b >= width:
+                    r = 0
+                else:
+                    r = np.int64(np.uint64(a) >> np.uint64(b))
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
+    elif opc == C.OP_MIN or opc == C.OP_MAX:
+        flip = _SIGN if (tc & 15) == 8 and not tc & C.SIGNED else np.int64(0)
+        is_min = opc == C.OP_MIN
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                lt = (a ^ flip) < (b ^ flip)
+                r = (a if lt else b) if is_min else (b if lt else a)
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                lt = (a ^ flip) < (b ^ flip)
+                r = (a if lt else b) if is_min else (b if lt else a)
+                rd[lane] = (((r & mw) ^ sw) - sw) & md
+    elif opc == C.OP_ADD:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a + b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a + b) & mw) ^ sw) - sw) & md
+    elif opc == C.OP_SUB:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a - b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a - b) & mw) ^ sw) - sw) & md
+    elif opc == C.OP_MUL_LO or opc == C.OP_MUL_WIDE:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a * b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a * b) & mw) ^ sw) - sw) & md
+    elif opc == C.OP_AND:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a & b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a & b) & mw) ^ sw) - sw) & md
+    elif opc == C.OP_OR:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a | b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a | b) & mw) ^ sw) - sw) & md
+    else:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(n):
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a ^ b) & mw) ^ sw) - sw) & md
+        else:
+            for q in range(n):
+                lane = xs[q]
+                a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+                b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+                rd[lane] = ((((a ^ b) & mw) ^ sw) - sw) & md
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def hot_setp_int(i, xs, nx, dense, R, P, D, DB, O):
+    """setp on integers (register/immediate operands, any combine): False when not that form."""
+    tc = P[i, C.TY]
+    comb = P[i, C.AUX2] & 3
+    r0, m0, s0, v0, x0 = _src(O, i, 0)
+    r1, m1, s1, v1, x1 = _src(O, i, 1)
+    r2, m2, s2, v2, x2 = _src(O, i, 2) if comb else _src(O, i, 0)
+    if r0 < 0 or r1 < 0 or r2 < 0 or D[i, 0] < 0:
+        return False
+    cmp = P[i, C.AUX]
+    # the result when a > b, a == b, a < b
+    pg = np.int64(1) if cmp == C.CMP_NE or cmp == C.CMP_GT or cmp == C.CMP_GE else np.int64(0)
+    pe = np.int64(1) if cmp == C.CMP_EQ or cmp == C.CMP_LE or cmp == C.CMP_GE else np.int64(0)
+    pl = np.int64(1) if cmp == C.CMP_NE or cmp == C.CMP_LT or cmp == C.CMP_LE else np.int64(0)
+    flip = _SIGN if (tc & 15) == 8 and not tc & C.SIGNED else np.int64(0)
+    a0, a1, a2 = R[r0], R[r1], R[r2]
+    pd = R[D[i, 0]]
+    two = D[i, 1] >= 0
+    qd = R[D[i, 1]] if two else pd
+    if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+        for lane in range(nx):
+            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+            p = pl if (a ^ flip) < (b ^ flip) else pe if a == b else pg
+            qv = 1 - p
+            if comb:
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                if comb == 1:
+                    p, qv = p & c, qv & c
+                elif comb == 2:
+                    p, qv = p | c, qv | c
+                else:
+                    p, qv = p ^ c, qv ^ c
+            pd[lane] = p & 0xFF
+            if two:
+                qd[lane] = qv & 0xFF
+    else:
+        for q in range(nx):
+            lane = xs[q]
+            a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
+            b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
+            p = pl if (a ^ flip) < (b ^ flip) else pe if a == b else pg
+            qv = 1 - p
+            if comb:
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                if comb == 1:
+                    p, qv = p & c, qv & c
+                elif comb == 2:
+                    p, qv = p | c, qv | c
+                else:
+                    p, qv = p ^ c, qv ^ c
+            pd[lane] = p & 0xFF
+            if two:
+                qd[lane] = qv & 0xFF
+    return True
+
+
+@njit(cache=True)
+def _fma32(a, b, c):
+    """fma.rn.f32 as the reference computes it (exact product, two_sum, round-to-odd in float64, one
+    rounding to float32). Round-to-odd changes the float32 result only when the float64 sum lies exactly
+    half-way between two float32 values (or rounds to infinity), so the adjustment is made only then."""
+    p = np.float64(a) * np.float64(b)
+    cc = np.float64(c)
+    s = p + cc
+    bb = s - p
+    err = (p - (s - bb)) + (cc - bb)
+    r = np.float32(s)
+    if err != 0 and math.isfinite(err) and math.isfinite(s):
+        h = np.float64(r)
+        tie = not math.isfinite(h)
+        if not tie:
+            d = s - h
+            if d != 0:
+                o = s + d
+                tie = np.float64(np.float32(o)) == o
+        if tie:       # s even (a half-way point has trailing zero bits): one float64 ulp toward the error
+            if (err < 0) == (s < 0):
+                s = np.nextafter(s, _INF if s > 0 else -_INF)
+            else:
+                s = np.nextafter(s, 0.0)
+            r = np.float32(s)
+    return r
+
+
+_HOT_F32 = (C.OP_FADD, C.OP_FSUB, C.OP_FMUL, C.OP_FFMA, C.OP_FMIN, C.OP_FMAX)
+
+
+@njit(cache=True)
+def _fsrc(O, OF, i, j):
+    """(is register, row, immediate) of float operand j; row -1 when neither."""
+    kind = O[i, j, 0]
+    if kind == C.K_REG:
+        return True, O[i, j, 1], np.float32(0.0)
+    if kind == C.K_IMM:
+        return False, 0, np.float32(OF[i, j])
+    return False, -1, np.float32(0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan):
+    """add/sub/mul/fma/min/max.f32 without .ftz/.sat, register or immediate operands. `cnan`: the
+    canonical NaN (bits 0x7FFFFFFF) that NaN results are written as."""
+    ok = False
+    for f in _HOT_F32:
+        if opc == f:
+            ok = True
+    tc = P[i, C.TY]
+    if not ok or (tc & 15) != 4 or P[i, C.AUX2] != 0 or D[i, 0] < 0:
+        return False
+    g0, r0, k0 = _fsrc(O, OF, i, 0)
+    g1, r1, k1 = _fsrc(O, OF, i, 1)
+    g2, r2, k2 = _fsrc(O, OF, i, 2) if opc == C.OP_FFMA else _fsrc(O, OF, i, 0)
+    if r0 < 0 or r1 < 0 or r2 < 0:
+        return False
+    f0, f1, f2, fd = RF[r0], RF[r1], RF[r2], RF[D[i, 0]]
+    zero = np.float32(0.0)
+    if opc == C.OP_FFMA:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(nx):
+                a = f0[2 * lane] if g0 else k0
+                b = f1[2 * lane] if g1 else k1
+                c = f2[2 * lane] if g2 else k2
+                r = _fma32(a, b, c)
+                fd[2 * lane] = r if r == r else cnan
+                fd[2 * lane + 1] = zero
+        else:
+            for q in range(nx):
+                lane = xs[q]
+                a = f0[2 * lane] if g0 else k0
+                b = f1[2 * lane] if g1 else k1
+                c = f2[2 * lane] if g2 else k2
+                r = _fma32(a, b, c)
+                fd[2 * lane] = r if r == r else cnan
+                fd[2 * lane + 1] = zero
+        return True
+    if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+        for lane in range(nx):
+            a = f0[2 * lane] if g0 else k0
+            b = f1[2 * lane] if g1 else k1
+            if opc == C.OP_FADD:
+                r = a + b
+            elif opc == C.OP_FSUB:
+                r = a + (-b)
+            elif opc == C.OP_FMUL:
+                r = a * b
+            else:
+                an = a != a
+                bn = b != b
+                if opc == C.OP_FMIN:
+                    pick_a = a < b or (a == b and math.copysign(1.0, a) < 0)
+                else:
+                    pick_a = a > b or (a == b and not math.copysign(1.0, a) < 0)
+                r = a if pick_a else b
+                if an and not bn:
+                    r = b
+                elif bn and not an:
+                    r = a
+            fd[2 * lane] = r if r == r else cnan
+            fd[2 * lane + 1] = zero
+    else:
+        for q in range(nx):
+            lane = xs[q]
+            a = f0[2 * lane] if g0 else k0
+            b = f1[2 * lane] if g1 else k1
+            if opc == C.OP_FADD:
+                r = a + b
+            elif opc == C.OP_FSUB:
+                r = a + (-b)
+            elif opc == C.OP_FMUL:
+                r = a * b
+            else:
+                an = a != a
+                bn = b != b
+                if opc == C.OP_FMIN:
+                    pick_a = a < b or (a == b and math.copysign(1.0, a) < 0)
+                else:
+                    pick_a = a > b or (a == b and not math.copysign(1.0, a) < 0)
+                r = a if pick_a else b
+                if an and not bn:
+                    r = b
+                elif bn and not an:
+                    r = a
+            fd[2 * lane] = r if r == r else cnan
+            fd[2 * lane + 1] = zero
+    return True
+
+
+@njit(cache=True)
+def _fcmp_bit(a, b, cmp):
+    nan = a != a or b != b
+    if cmp == C.CMP_NUM:
+        return not nan
+    if cmp == C.CMP_NAN:
+        return nan
+    base = cmp if cmp < C.CMP_EQU else cmp - C.CMP_EQU
+    if base == C.CMP_EQ:
+        r = a == b
+    elif base == C.CMP_NE:
+        r = a != b
+    elif base == C.CMP_LT:
+        r = a < b
+    elif base == C.CMP_LE:
+        r = a <= b
+    elif base == C.CMP_GT:
+        r = a > b
+    else:
+        r = a >= b
+    if cmp >= C.CMP_EQU:
+        return r or nan
+    if base == C.CMP_NE:
+        return r and not nan
+    return r
+
+
+@njit(cache=True, error_model="numpy")
+def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
+    """setp on f32 (no .ftz), register/immediate operands, any combine."""
+    tc = P[i, C.TY]
+    aux2 = P[i, C.AUX2]
+    if (tc & 15) != 4 or aux2 & 4 or D[i, 0] < 0:
+        return False
+    comb = aux2 & 3
+    g0, r0, k0 = _fsrc(O, OF, i, 0)
+    g1, r1, k1 = _fsrc(O, OF, i, 1)
+    r2, m2, s2, v2, x2 = _src(O, i, 2) if comb else _src(O, i, 0)
+    if r0 < 0 or r1 < 0 or r2 < 0:
+        return False
+    cmp = P[i, C.AUX]
+    f0, f1, a2 = RF[r0], RF[r1], R[r2]
+    pd = R[D[i, 0]]
+    two = D[i, 1] >= 0
+    qd = R[D[i, 1]] if two else pd
+    if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+        for lane in range(nx):
+            a = f0[2 * lane] if g0 else k0
+            b = f1[2 * lane] if g1 else k1
+            p = np.int64(1) if _fcmp_bit(a, b, cmp) else np.int64(0)
+            qv = 1 - p
+            if comb:
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                if comb == 1:
+                    p, qv = p & c, qv & c
+                elif comb == 2:
+                    p, qv = p | c, qv | c
+                else:
+                    p, qv = p ^ c, qv ^ c
+            pd[lane] = p & 0xFF
+            if two:
+                qd[lane] = qv & 0xFF
+    else:
+        for q in range(nx):
+            lane = xs[q]
+            a = f0[2 * lane] if g0 else k0
+            b = f1[2 * lane] if g1 else k1
+            p = np.int64(1) if _fcmp_bit(a, b, cmp) else np.int64(0)
+            qv = 1 - p
+            if comb:
+                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
+                if comb == 1:
+                    p, qv = p & c, qv & c
+                elif comb == 2:
+                    p, qv = p | c, qv | c
+                else:
+                    p, qv = p ^ c, qv ^ c
+            pd[lane] = p & 0xFF
+            if two:
+                qd[lane] = qv & 0xFF
+    return True
+
+
+@njit(cache=True)
+def exec_hot(i, opc, xs, nx, dense, R, RF, P, D, DB, O, OF, cnan):
+    """Run instruction i on a hot single-pass loop if it has one; False otherwise."""
+    if opc >= C.OP_FADD and opc <= C.OP_FMAX:
+        return hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan)
+    if opc == C.OP_SETP:
+        if P[i, C.TY] & C.FLOAT:
+            return hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF)
+        return hot_setp_int(i, xs, nx, dense, R, P, D, DB, O)
+    return hot_int(i, opc, xs, nx, dense, R, P, D, DB, O)
+

@@ -1,0 +1,133 @@
+"""Fixed-space 4/8-byte loads and stores in single passes over register rows (see hot.py): a
+branch-free check pass (vectorised when every lane executes), then one pass per vector element."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from warpsim.frontend.ptx.compiled import codes as C
+from warpsim.frontend.ptx.memory import GLOBAL_BASE, LOCAL_BASE
+
+_GB = np.int64(GLOBAL_BASE)
+_LB = np.int64(LOCAL_BASE)
+
+
+@njit(cache=True)
+def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, local, lane_addr, limits,
+              record):
+    """ld/st of 4 or 8 bytes (vectors too) in one fixed space, register destinations/sources of that
+    size: a vectorisable check pass (any fault, or a form not covered: False, nothing done, and the
+    general path reports it), then one pass per element. `record`: leave IR addresses in lane_addr."""
+    sp = P[i, C.SPACE]
+    opc = P[i, C.OPC]
+    nb = P[i, C.TY] & 15
+    if sp == 6 or (opc != C.OP_LD and opc != C.OP_ST) or (nb != 4 and nb != 8):
+        return False
+    nvec = P[i, C.NVEC]
+    is_ld = opc == C.OP_LD
+    for k in range(nvec):
+        if is_ld:
+            if D[i, k] >= 0 and DB[i, k] != nb:
+                return False
+        elif O[i, k, 0] == C.K_SREG or (O[i, k, 0] == C.K_REG and O[i, k, 2] != nb):
+            return False
+    rid = P[i, C.ARID]
+    rb = P[i, C.ARB]
+    off0 = P[i, C.AOFF] + P[i, C.AUX]
+    wrap = rb == 4                       # a 32-bit register plus the offset wraps at 32 bits
+    amask = np.int64(0xFFFFFFFF) if wrap else np.int64(-1)
+    rmask = (np.int64(1) << (8 * rb)) - 1 if rb < 8 else np.int64(-1)
+    if rid < 0:
+        rid, rmask = 0, np.int64(0)      # no register: the offset alone
+    ra = R[rid]
+    part = 2 if sp == 2 else 3 if sp == 3 else 1
+    buf = shared if part == 2 else local if part == 3 else heap
+    lim = limits[part - 1] - P[i, C.NBT]
+    lop = sctx[11]
+    almask = P[i, C.NBT] - 1
+    cadd = -_GB if part == 1 else np.int64(0)        # raw address -> offset in the space's buffer
+    shp = 1 if part == 2 else 0
+    lpp = lop if part == 3 else 0
+    gadd = _LB if part == 3 else np.int64(0)                              # raw address -> IR address
+    bad = np.int64(0)
+    if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+        for lane in range(nx):
+            a = ((ra[lane] & rmask) + off0) & amask
+            o = a - (_GB if part == 1 else 0)
+            bad |= (o < 0) | (o > lim) | (o & almask)
+    else:
+        for q in range(nx):
+            lane = xs[q]
+            a = ((ra[lane] & rmask) + off0) & amask
+            o = a - (_GB if part == 1 else 0)
+            bad |= (o < 0) | (o > lim) | (o & almask)
+    if bad:
+        return False
+    multi = nvec > 1
+    if record or multi:
+        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+            for lane in range(nx):
+                lane_addr[lane] = (((ra[lane] & rmask) + off0) & amask) + gadd
+        else:
+            for q in range(nx):
+                lane = xs[q]
+                lane_addr[lane] = (((ra[lane] & rmask) + off0) & amask) + gadd
+    b4 = buf.view(np.uint32) if nb == 4 else buf.view(np.uint32)[:0]
+    b8 = buf.view(np.int64) if nb == 8 else buf.view(np.int64)[:0]
+    for k in range(nvec):
+        koff = k * nb
+        if is_ld:
+            d = D[i, k]
+            if d < 0:
+                continue
+            rd = R[d]
+            if nb == 4:
+                if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+                    for lane in range(nx):
+                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        rd[lane] = np.int64(b4[o >> 2])
+                else:
+                    for q in range(nx):
+                        lane = xs[q]
+                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        rd[lane] = np.int64(b4[o >> 2])
+            else:
+                if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+                    for lane in range(nx):
+                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        rd[lane] = b8[o >> 3]
+                else:
+                    for q in range(nx):
+                        lane = xs[q]
+                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        rd[lane] = b8[o >> 3]
+        else:
+            isreg = O[i, k, 0] == C.K_REG
+            rv = R[O[i, k, 1]] if isreg else R[0]
+            vm = np.int64(-1) if isreg else np.int64(0)
+            imm = np.int64(0) if isreg else O[i, k, 1]
+            if dense:                 # lanes 0..n-1: direct indexing, vectorisable
+                for lane in range(nx):
+                    a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                    o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                    v = (rv[lane] & vm) | imm
+                    if nb == 4:
+                        b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
+                    else:
+                        b8[o >> 3] = v
+            else:
+                for q in range(nx):
+                    lane = xs[q]
+                    a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
+                    o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                    v = (rv[lane] & vm) | imm
+                    if nb == 4:
+                        b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
+                    else:
+                        b8[o >> 3] = v
+    return True
