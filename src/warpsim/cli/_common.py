@@ -116,3 +116,14 @@ def _cell(v) -> str:
     from rich.markup import escape
 
     return escape(str(v))
+
+
+def parse_maps(maps: list[str]) -> dict[str, str]:
+    """--map SIM=HW options as a dict."""
+    mapping = {}
+    for m in maps:
+        s, sep, h = m.partition("=")
+        if not sep or not s.strip() or not h.strip():
+            raise InputError("--map must look like SIM_KERNEL=HW_KERNEL", key="--map", text=m)
+        mapping[s.strip()] = h.strip()
+    return mapping

@@ -8,22 +8,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from warpsim.cli import _common as C
 from warpsim.cli import app
 
 out_console = Console()
-
-
-def parse_maps(maps: list[str]) -> dict[str, str]:
-    """--map SIM=HW options as a dict."""
-    from warpsim.errors import InputError
-
-    mapping = {}
-    for m in maps:
-        s, sep, h = m.partition("=")
-        if not sep or not s.strip() or not h.strip():
-            raise InputError("--map must look like SIM_KERNEL=HW_KERNEL", key="--map", text=m)
-        mapping[s.strip()] = h.strip()
-    return mapping
 
 
 @app.command()
@@ -51,7 +39,7 @@ def correlate(
     if len(hw) != 1 or not sims:
         raise InputError("give one or more result documents (.json) and exactly one hardware CSV (.csv)",
                          key="files", text=" ".join(str(f) for f in files))
-    doc = run_correlate(sims, hw[0], parse_counter_list(counters), mapping=parse_maps(maps),
+    doc = run_correlate(sims, hw[0], parse_counter_list(counters), mapping=C.parse_maps(maps),
                         benchmark=benchmark)
     if json_out:
         write_json(doc, json_out)

@@ -42,7 +42,7 @@ def single_report(source: Path, html_out: Path | None, timeseries: Path | None, 
         series = read_spatial_csv(spatial)
     corr = None
     if hardware is not None:
-        from warpsim.cli.correlate import parse_maps
+        from warpsim.cli._common import parse_maps
         from warpsim.validate.correlate import correlate
 
         corr = correlate([source], hardware, mapping=parse_maps(maps or []))
@@ -85,10 +85,10 @@ def report(
     if source.suffix == ".json":
         single_report(source, html_out, timeseries, title, all_kernels, gpu_file, spatial, hardware, maps)
         return
+    from warpsim.errors import InputError
+
     for path, opt in ((timeseries, "--timeseries"), (spatial, "--spatial"), (hardware, "--hw")):
         if path is not None:
-            from warpsim.errors import InputError
-
             raise InputError(f"{opt} applies to the report of one result document (.json), not to a campaign "
                              "database", key=opt)
     from warpsim.report import build_report

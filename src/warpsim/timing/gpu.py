@@ -69,7 +69,6 @@ from warpsim.timing.state import (
     K_TINST,
     K_WARPS,
     K_WINST,
-    M_WINST,
     N_PCOLS,
     P_SUB_CORES,
     P_WARPS_PER_SM,
@@ -465,7 +464,7 @@ class Simulator:
             channels = np.zeros(2 * self.spatial.n_channels, np.int64)
             if is_hierarchy(self.ms):
                 hier_sample_channels(hierarchy_state(self.ms), channels)
-            spatial = with_final_spatial_row(self.g0, total, spatial_final_row(self.sm, channels, M_WINST))
+            spatial = with_final_spatial_row(self.g0, total, spatial_final_row(self.sm, channels))
         return SimOutput(
             kernels=self.results, total_cycles=total, warp_instructions=int(g[G_WINST]),
             thread_instructions=int(g[G_TINST]),

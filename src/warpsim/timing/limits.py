@@ -61,13 +61,17 @@ def grow_or_coarsen(gl: Globals) -> Globals:
     return gl
 
 
+def _kept_rows(gl: Globals, cycle: int) -> int:
+    """Recorded rows that stay before the final row at `cycle`: a row sampled at that same cycle
+    predates the cycle's work and is replaced."""
+    n = int(gl.g[G_TS_N])
+    return n - 1 if n and int(gl.ts[n - 1, TS_CYCLE]) >= cycle else n
+
+
 def with_final_row(gl: Globals, cycle: int, mem_counters: np.ndarray) -> np.ndarray:
     """The recorded rows plus one closing the last (partial) interval at `cycle` with the state at
-    the end of the run (it replaces a row sampled at that same cycle, which predates the cycle's work)."""
-    n = int(gl.g[G_TS_N])
-    rows = gl.ts[:n]
-    if n and int(rows[-1, TS_CYCLE]) >= cycle:
-        rows = rows[:-1]
+    the end of the run."""
+    rows = gl.ts[:_kept_rows(gl, cycle)]
     g = gl.g
     row = np.zeros(gl.ts.shape[1], np.int64)
     row[TS_CYCLE] = cycle
@@ -82,10 +86,6 @@ def with_final_row(gl: Globals, cycle: int, mem_counters: np.ndarray) -> np.ndar
 
 def with_final_spatial_row(gl: Globals, cycle: int, row: np.ndarray) -> np.ndarray:
     """The spatial rows matching with_final_row's (the same row dropped, `row` appended)."""
-    n = int(gl.g[G_TS_N])
-    rows = gl.spatial[:n]
-    if n and int(gl.ts[n - 1, TS_CYCLE]) >= cycle:
-        rows = rows[:-1]
-    return np.vstack([rows, row[None, :]])
+    return np.vstack([gl.spatial[:_kept_rows(gl, cycle)], row[None, :]])
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from warpsim.errors import InputError
+from warpsim.timing.state import M_WINST, TS_CYCLE, TS_KERNEL
 
 SPATIAL_BYTES = 32 << 20     # the spatial buffer's size bound; its rows limit the main series' too
 MIN_ROWS = 1024
@@ -47,11 +48,11 @@ def max_rows(columns: int, ts_rows: int) -> int:
     return max(MIN_ROWS, min(ts_rows, SPATIAL_BYTES // (8 * columns)))
 
 
-def final_row(sms: np.ndarray, channel_counters: np.ndarray, m_winst: int) -> np.ndarray:
+def final_row(sms: np.ndarray, channel_counters: np.ndarray) -> np.ndarray:
     """The spatial row closing the run: SMs idle (no active warps), counters as they ended."""
     n = sms.shape[0]
     row = np.zeros(2 * n + channel_counters.shape[0], np.int64)
-    row[:n] = sms[:, m_winst]
+    row[:n] = sms[:, M_WINST]
     row[2 * n:] = channel_counters
     return row
 
@@ -78,8 +79,6 @@ class SpatialSeries:
 
 def spatial_series(out) -> SpatialSeries | None:
     """The per-interval view of a SimOutput's spatial rows (None when none were recorded)."""
-    from warpsim.timing.state import TS_CYCLE, TS_KERNEL
-
     sp = getattr(out, "spatial", None)
     if sp is None or sp.shape[1] == 0:
         return None
@@ -108,13 +107,9 @@ def _header(n_sms: int, n_ch: int) -> list[str]:
 def spatial_columns(series: SpatialSeries) -> dict[str, np.ndarray]:
     """Named columns (the CSV's): cycle, kernel, sm<i>_ipc, sm<i>_active_warps, dram<c>_utilization,
     dram<c>_requests."""
-    cols: dict[str, np.ndarray] = {"cycle": series.cycles, "kernel": series.kernel}
-    for name, arr in (("sm{}_ipc", series.sm_ipc), ("sm{}_active_warps", series.sm_active_warps),
-                      ("dram{}_utilization", series.dram_utilization),
-                      ("dram{}_requests", series.dram_requests)):
-        for i in range(arr.shape[0]):
-            cols[name.format(i)] = arr[i]
-    return cols
+    rows = [series.cycles, series.kernel, *series.sm_ipc, *series.sm_active_warps, *series.dram_utilization,
+            *series.dram_requests]
+    return dict(zip(_header(series.n_sms, series.n_channels), rows, strict=True))
 
 
 def write_spatial_csv(series: SpatialSeries, path: str | Path) -> None:

@@ -30,9 +30,8 @@ def uses_grid_sync(prog) -> bool:
 
 
 def grid_arrivals(prog, ops) -> list[int]:
-    """Indices of the atomics that arrive at a grid barrier (`ops` decoded from `prog.insts`)."""
-    if not uses_grid_sync(prog):
-        return []
+    """Indices of the atomics that arrive at a grid barrier (`ops` decoded from `prog.insts`; call it
+    for kernels that use grid sync)."""
     tainted: set[int] = set()
     changed = True
     while changed:                       # flow-insensitive: to a fixed point over the whole kernel

@@ -6,7 +6,7 @@ import numpy as np
 
 from warpsim.frontend.ptx.cfg import immediate_postdominators, successors
 from warpsim.frontend.ptx.decode import Op, decode_program
-from warpsim.frontend.ptx.grid_sync import grid_arrivals
+from warpsim.frontend.ptx.grid_sync import grid_arrivals, uses_grid_sync
 from warpsim.frontend.ptx.program import Program
 from warpsim.frontend.ptx.types import nbytes
 from warpsim.ir.kinds import FLAG_GRID_SYNC
@@ -20,7 +20,8 @@ class Kernel:
         self.prog = prog
         self.name = prog.name
         self.ops: list[Op] = decode_program(prog)
-        for i in grid_arrivals(prog, self.ops):
+        self.grid_sync = uses_grid_sync(prog)      # cooperative-groups grid.sync(): the scan, once
+        for i in grid_arrivals(prog, self.ops) if self.grid_sync else ():
             self.ops[i].flags |= FLAG_GRID_SYNC
         self.ipdom = immediate_postdominators(self.ops)
         n = len(self.ops)

@@ -15,7 +15,6 @@ from warpsim.frontend.ptx.checks import check_function_ends, read_ptx_file
 from warpsim.frontend.ptx.compiled.batch import CompiledKernel, profile_counts
 from warpsim.frontend.ptx.compiled.batch import cta_traces as compiled_traces
 from warpsim.frontend.ptx.compiled.batch import run_batch as run_compiled
-from warpsim.frontend.ptx.grid_sync import uses_grid_sync
 from warpsim.frontend.ptx.kernel import Kernel
 from warpsim.frontend.ptx.machine import Batch, run_batch
 from warpsim.frontend.ptx.memory import LOCAL_BASE, SHMEM_BASE, Device, DeviceArray
@@ -171,7 +170,6 @@ class Module:
             self.device.note_host_write(addr, nbytes)
         self._kernels: dict[str, Kernel] = {}
         self._compiled: dict[str, CompiledKernel] = {}
-        self._grid_sync: dict[str, bool] = {}
         self._launches = 0
         self.engine = default_engine()
 
@@ -251,9 +249,7 @@ class Module:
         bt = batch_threads or int(os.environ.get("WARPSIM_PTX_BATCH_THREADS", DEFAULT_BATCH_THREADS))
         tpc = -(-nthreads // 32) * 32
         per = max(1, bt // tpc)
-        grid_sync = self._grid_sync.get(k.name)       # cooperative-groups grid sync: all CTAs in one batch
-        if grid_sync is None:                          # (a scan of every operand: once per kernel)
-            grid_sync = self._grid_sync[k.name] = uses_grid_sync(k.prog)
+        grid_sync = k.grid_sync              # cooperative-groups grid sync: all CTAs in one batch
         if grid_sync:
             per = g[0] * g[1] * g[2]
         self._launches += 1

@@ -18,7 +18,7 @@ _SIGN = np.int64(-9223372036854775808)
 
 
 @njit(cache=True)
-def _fcmp(x, y, cmp):
+def fcmp(x, y, cmp):
     nan = x != x or y != y
     if cmp == C.CMP_NUM:
         return not nan
@@ -140,7 +140,7 @@ def exec_float(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, WD, sctx, ctas, steps
             gather_f64(regs, T, O, OF, i, 0, xs, nx, DA)
             gather_f64(regs, T, O, OF, i, 1, xs, nx, DB_)
             for q in range(nx):
-                R[q] = 1 if _fcmp(DA[q], DB_[q], aux) else 0
+                R[q] = 1 if fcmp(DA[q], DB_[q], aux) else 0
         else:
             FA, FB = WF[0], WF[1]
             gather_f32(regs, T, O, OF, i, 0, xs, nx, FA)
@@ -149,7 +149,7 @@ def exec_float(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, WD, sctx, ctas, steps
                 a, b = FA[q], FB[q]
                 if ftz:
                     a, b = ftz32(a), ftz32(b)
-                R[q] = 1 if _fcmp(a, b, aux) else 0
+                R[q] = 1 if fcmp(a, b, aux) else 0
         setp_finish(i, xs, nx, regs, T, D, DB, O, P, R, R2, Cc, sctx, ctas, steps, W[5])
         return
     sat = (aux2 & C.F_SAT) != 0

@@ -18,6 +18,8 @@ import numpy as np
 from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
+from warpsim.frontend.ptx.compiled.alu_float import fcmp
+from warpsim.frontend.ptx.compiled.scalar import fmin
 
 _SIGN = np.int64(-9223372036854775808)
 _INF = np.inf
@@ -264,6 +266,33 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
     return True
 
 
+@njit(inline="always")
+def _combine(p, comb, c_raw, m, s, v, x):
+    """A setp result and its complement combined with the third (predicate) operand by .and/.or/.xor
+    (comb 1/2/3; 0: none)."""
+    qv = 1 - p
+    if comb:
+        c = ((((c_raw & m) ^ s) - s) | v) ^ x
+        if comb == 1:
+            return p & c, qv & c
+        if comb == 2:
+            return p | c, qv | c
+        return p ^ c, qv ^ c
+    return p, qv
+
+
+@njit(inline="always")
+def _f32_binary(opc, a, b):
+    """add/sub/mul/min/max.f32 of one lane (the reference's rules: scalar.fmin for min/max)."""
+    if opc == C.OP_FADD:
+        return a + b
+    if opc == C.OP_FSUB:
+        return a + (-b)
+    if opc == C.OP_FMUL:
+        return a * b
+    return fmin(a, b, opc == C.OP_FMIN)
+
+
 @njit(cache=True, error_model="numpy")
 def hot_setp_int(i, xs, nx, dense, R, P, D, DB, O):
     """setp on integers (register/immediate operands, any combine): False when not that form."""
@@ -289,15 +318,7 @@ def hot_setp_int(i, xs, nx, dense, R, P, D, DB, O):
             a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
             b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
             p = pl if (a ^ flip) < (b ^ flip) else pe if a == b else pg
-            qv = 1 - p
-            if comb:
-                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
-                if comb == 1:
-                    p, qv = p & c, qv & c
-                elif comb == 2:
-                    p, qv = p | c, qv | c
-                else:
-                    p, qv = p ^ c, qv ^ c
+            p, qv = _combine(p, comb, a2[lane], m2, s2, v2, x2)
             pd[lane] = p & 0xFF
             if two:
                 qd[lane] = qv & 0xFF
@@ -307,15 +328,7 @@ def hot_setp_int(i, xs, nx, dense, R, P, D, DB, O):
             a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
             b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
             p = pl if (a ^ flip) < (b ^ flip) else pe if a == b else pg
-            qv = 1 - p
-            if comb:
-                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
-                if comb == 1:
-                    p, qv = p & c, qv & c
-                elif comb == 2:
-                    p, qv = p | c, qv | c
-                else:
-                    p, qv = p ^ c, qv ^ c
+            p, qv = _combine(p, comb, a2[lane], m2, s2, v2, x2)
             pd[lane] = p & 0xFF
             if two:
                 qd[lane] = qv & 0xFF
@@ -405,24 +418,7 @@ def hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan):
         for lane in range(nx):
             a = f0[2 * lane] if g0 else k0
             b = f1[2 * lane] if g1 else k1
-            if opc == C.OP_FADD:
-                r = a + b
-            elif opc == C.OP_FSUB:
-                r = a + (-b)
-            elif opc == C.OP_FMUL:
-                r = a * b
-            else:
-                an = a != a
-                bn = b != b
-                if opc == C.OP_FMIN:
-                    pick_a = a < b or (a == b and math.copysign(1.0, a) < 0)
-                else:
-                    pick_a = a > b or (a == b and not math.copysign(1.0, a) < 0)
-                r = a if pick_a else b
-                if an and not bn:
-                    r = b
-                elif bn and not an:
-                    r = a
+            r = _f32_binary(opc, a, b)
             fd[2 * lane] = r if r == r else cnan
             fd[2 * lane + 1] = zero
     else:
@@ -430,54 +426,10 @@ def hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan):
             lane = xs[q]
             a = f0[2 * lane] if g0 else k0
             b = f1[2 * lane] if g1 else k1
-            if opc == C.OP_FADD:
-                r = a + b
-            elif opc == C.OP_FSUB:
-                r = a + (-b)
-            elif opc == C.OP_FMUL:
-                r = a * b
-            else:
-                an = a != a
-                bn = b != b
-                if opc == C.OP_FMIN:
-                    pick_a = a < b or (a == b and math.copysign(1.0, a) < 0)
-                else:
-                    pick_a = a > b or (a == b and not math.copysign(1.0, a) < 0)
-                r = a if pick_a else b
-                if an and not bn:
-                    r = b
-                elif bn and not an:
-                    r = a
+            r = _f32_binary(opc, a, b)
             fd[2 * lane] = r if r == r else cnan
             fd[2 * lane + 1] = zero
     return True
-
-
-@njit(cache=True)
-def _fcmp_bit(a, b, cmp):
-    nan = a != a or b != b
-    if cmp == C.CMP_NUM:
-        return not nan
-    if cmp == C.CMP_NAN:
-        return nan
-    base = cmp if cmp < C.CMP_EQU else cmp - C.CMP_EQU
-    if base == C.CMP_EQ:
-        r = a == b
-    elif base == C.CMP_NE:
-        r = a != b
-    elif base == C.CMP_LT:
-        r = a < b
-    elif base == C.CMP_LE:
-        r = a <= b
-    elif base == C.CMP_GT:
-        r = a > b
-    else:
-        r = a >= b
-    if cmp >= C.CMP_EQU:
-        return r or nan
-    if base == C.CMP_NE:
-        return r and not nan
-    return r
 
 
 @njit(cache=True, error_model="numpy")
@@ -502,16 +454,8 @@ def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
         for lane in range(nx):
             a = f0[2 * lane] if g0 else k0
             b = f1[2 * lane] if g1 else k1
-            p = np.int64(1) if _fcmp_bit(a, b, cmp) else np.int64(0)
-            qv = 1 - p
-            if comb:
-                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
-                if comb == 1:
-                    p, qv = p & c, qv & c
-                elif comb == 2:
-                    p, qv = p | c, qv | c
-                else:
-                    p, qv = p ^ c, qv ^ c
+            p = np.int64(1) if fcmp(a, b, cmp) else np.int64(0)
+            p, qv = _combine(p, comb, a2[lane], m2, s2, v2, x2)
             pd[lane] = p & 0xFF
             if two:
                 qd[lane] = qv & 0xFF
@@ -520,16 +464,8 @@ def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
             lane = xs[q]
             a = f0[2 * lane] if g0 else k0
             b = f1[2 * lane] if g1 else k1
-            p = np.int64(1) if _fcmp_bit(a, b, cmp) else np.int64(0)
-            qv = 1 - p
-            if comb:
-                c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
-                if comb == 1:
-                    p, qv = p & c, qv & c
-                elif comb == 2:
-                    p, qv = p | c, qv | c
-                else:
-                    p, qv = p ^ c, qv ^ c
+            p = np.int64(1) if fcmp(a, b, cmp) else np.int64(0)
+            p, qv = _combine(p, comb, a2[lane], m2, s2, v2, x2)
             pd[lane] = p & 0xFF
             if two:
                 qd[lane] = qv & 0xFF
