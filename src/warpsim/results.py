@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from warpsim import __version__
+from warpsim.frontend.ptx.schedule import default_order
 from warpsim.timing.gpu import KernelResult, SimOutput
 from warpsim.timing.state import (
     TS_ACTIVE_WARPS,
@@ -86,6 +87,7 @@ def result_document(out: SimOutput, gpu, *, workload: str, overrides: list[str] 
         "workload": workload,
         "method": "full",
         "memory_model": out.memory_model,
+        "ptx_order": default_order(),
         "overrides": list(overrides or []),
         "kernels": [_kernel_doc(r, gpu) for r in out.kernels],
         "total": {

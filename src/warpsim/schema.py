@@ -110,6 +110,9 @@ class ResultDocument(_Open):
     workload: str
     method: str = Field(description="'full' or a sampling method (pkp, pkp-inst, pks, pka, photon-kernel)")
     memory_model: str
+    ptx_order: str | None = Field(None, description="PTX kernels' issue order: 'scheduled' (each basic "
+                                  "block ordered as ptxas would, the default) or 'source' "
+                                  "(WARPSIM_PTX_ORDER=source)")
     overrides: list[str] = Field(description="--set overrides as given")
     kernels: list[Kernel]
     total: Total

@@ -7,7 +7,7 @@ Fingerprints (sha256, shortened):
   run will fail and record why), the file's bytes and the override strings;
 - `workload`: a trace's kernelslist.g and every file it names (memcpys and kernel traces), or a
   bundled workload's name, its CUDA source, committed PTX and host driver module;
-- `warpsim_version`: the installed version.
+- `warpsim_version`: the installed version (and `WARPSIM_PTX_ORDER` when it is not the default).
 Size, method, memory model, seed and the cycle limit are part of the run identity already.
 """
 
@@ -102,7 +102,15 @@ def run_content(kind: str, target: str, gpu_target: str,
     """The content fingerprints of a run, as (part, hash) pairs in PARTS order."""
     return (("gpu", gpu_fingerprint(gpu_target, overrides)),
             ("workload", workload_fingerprint(kind, target)),
-            ("warpsim_version", __version__))
+            ("warpsim_version", _model_version()))
+
+
+def _model_version() -> str:
+    """The installed version, plus the PTX issue order when it is not the default."""
+    from warpsim.frontend.ptx.schedule import default_order
+
+    order = default_order()
+    return __version__ if order == "scheduled" else f"{__version__} (ptx order: {order})"
 
 
 def what_changed(old: dict, new: dict) -> list[str]:

@@ -2,27 +2,37 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from warpsim.frontend.ptx.cfg import immediate_postdominators, successors
 from warpsim.frontend.ptx.decode import Op, decode_program
 from warpsim.frontend.ptx.grid_sync import grid_arrivals, uses_grid_sync
 from warpsim.frontend.ptx.program import Program
+from warpsim.frontend.ptx.schedule import default_order, schedule
 from warpsim.frontend.ptx.types import nbytes
-from warpsim.ir.kinds import FLAG_GRID_SYNC
+from warpsim.ir.kinds import FLAG_GRID_SYNC, InstKind
 from warpsim.ir.records import MAX_DST, MAX_SRC, NO_REG
 
 PC_STRIDE = 16     # IR pc = instruction index * 16 (one 16-byte slot per instruction, like Volta SASS)
 
 
 class Kernel:
-    def __init__(self, prog: Program) -> None:
-        self.prog = prog
+    def __init__(self, prog: Program, order: str | None = None) -> None:
         self.name = prog.name
-        self.ops: list[Op] = decode_program(prog)
+        ops = decode_program(prog)
         self.grid_sync = uses_grid_sync(prog)      # cooperative-groups grid.sync(): the scan, once
-        for i in grid_arrivals(prog, self.ops) if self.grid_sync else ():
-            self.ops[i].flags |= FLAG_GRID_SYNC
+        for i in grid_arrivals(prog, ops) if self.grid_sync else ():
+            ops[i].flags |= FLAG_GRID_SYNC
+        self.order = order or default_order()
+        self.ops, self.prog = ops, prog
+        self.nregs_estimate = estimate_registers(self)     # from the source order: ptxas' count is unknown
+        if self.order == "scheduled":
+            perm = schedule(prog.insts, _block_starts(prog, ops))
+            if perm != list(range(len(ops))):
+                self.prog = replace(prog, insts=[prog.insts[i] for i in perm])
+                self.ops = [ops[i] for i in perm]
         self.ipdom = immediate_postdominators(self.ops)
         n = len(self.ops)
         self.s_kind = np.array([o.kind for o in self.ops], dtype=np.uint8)
@@ -39,18 +49,23 @@ class Kernel:
             self.s_src[i, :len(o.src)] = o.src
         self.is_mem = self.s_space != 0
         self.block_of = np.zeros(n, dtype=np.int32)
-        leaders = sorted(set(prog.leaders) | {o.target for o in self.ops if o.target >= 0 and o.target < n}
-                         | {i + 1 for i, o in enumerate(self.ops) if o.kind in (4,) and i + 1 < n})
+        leaders = _block_starts(prog, self.ops)
         self.leaders = np.array(leaders, dtype=np.int64)
         for bi, start in enumerate(leaders):
             self.block_of[start:] = bi
         self.is_leader = np.zeros(n, dtype=bool)
         self.is_leader[leaders] = True
-        self.nregs_estimate = estimate_registers(self)
 
     @property
     def num_ir_regs(self) -> int:
         return max(self.prog.num_regs, 1)
+
+
+def _block_starts(prog: Program, ops: list[Op]) -> list[int]:
+    """First instruction of every basic block: labels, after branches and exits, after barriers."""
+    n = len(ops)
+    return sorted(set(prog.leaders) | {o.target for o in ops if 0 <= o.target < n}
+                  | {i + 1 for i, o in enumerate(ops) if o.kind == InstKind.BARRIER and i + 1 < n})
 
 
 def estimate_registers(k: Kernel) -> int:
