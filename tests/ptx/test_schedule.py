@@ -94,13 +94,24 @@ def test_scheduled_loop_overlaps_the_four_load_latencies(monkeypatch):
     assert 2.5 * 33 <= saved_per_iter <= 3.5 * 33 + 8
 
 
-def test_a_load_never_rises_above_a_store_it_may_read(monkeypatch):
+def _order(body: str, order: str, monkeypatch) -> list[str]:
+    """Instruction texts of kernel k (pointer %rd1/%rd2 to a global buffer, shared array sh) in order."""
     text = HEAD + """
 .visible .entry k(.param .u64 a)
 {
     .reg .b32 %r<6>; .reg .b64 %rd<4>; .shared .align 4 .b32 sh[32];
     ld.param.u64 %rd1, [a];
     cvta.to.global.u64 %rd2, %rd1;
+""" + body + """
+    ret;
+}
+"""
+    monkeypatch.setenv("WARPSIM_PTX_ORDER", order)
+    return [i.text.strip() for i in load_ptx(text, device=Device()).kernel("k").prog.insts]
+
+
+def test_a_load_never_rises_above_a_store_it_may_read(monkeypatch):
+    texts = _order("""
     mov.u32 %r1, 7;
     st.global.u32 [%rd2], %r1;
     add.s32 %r5, %r1, 1;
@@ -108,59 +119,36 @@ def test_a_load_never_rises_above_a_store_it_may_read(monkeypatch):
     ld.shared.u32 %r3, [sh];
     ld.u32 %r4, [%rd1];
     st.global.u32 [%rd2+8], %r2;
-    ret;
-}
-"""
-    monkeypatch.setenv("WARPSIM_PTX_ORDER", "scheduled")
-    k = load_ptx(text, device=Device()).kernel("k")
-    texts = [i.text.strip() for i in k.prog.insts]
+""", "scheduled", monkeypatch)
     pos = {t.split(",")[0].split("[")[0].strip(): i for i, t in enumerate(texts)}
-    st0 = next(i for i, t in enumerate(texts) if t.startswith("st.global.u32 [%rd2]"))
+    st0 = texts.index("st.global.u32 [%rd2], %r1")
     assert pos["ld.global.u32 %r2"] > st0          # global after global store
     assert pos["ld.u32 %r4"] > st0                 # generic may alias anything
     assert pos["add.s32 %r5"] > st0                # shares %r1 with the store
 
 
 def test_a_shared_load_rises_above_a_global_store(monkeypatch):
-    text = HEAD + """
-.visible .entry k(.param .u64 a)
-{
-    .reg .b32 %r<6>; .reg .b64 %rd<4>; .shared .align 4 .b32 sh[32];
-    ld.param.u64 %rd1, [a];
-    cvta.to.global.u64 %rd2, %rd1;
+    texts = _order("""
     mov.u32 %r1, 7;
     st.global.u32 [%rd2], %r1;
     ld.shared.u32 %r3, [sh];
     st.global.u32 [%rd2+8], %r3;
-    ret;
-}
-"""
-    monkeypatch.setenv("WARPSIM_PTX_ORDER", "scheduled")
-    texts = [i.text.strip() for i in load_ptx(text, device=Device()).kernel("k").prog.insts]
+""", "scheduled", monkeypatch)
     assert texts.index("ld.shared.u32 %r3, [sh]") < texts.index("st.global.u32 [%rd2], %r1")
     assert texts.index("st.global.u32 [%rd2], %r1") < texts.index("st.global.u32 [%rd2+8], %r3")
 
 
 def test_barriers_and_atomics_stay_in_place(monkeypatch):
-    text = HEAD + """
-.visible .entry k(.param .u64 a)
-{
-    .reg .b32 %r<6>; .reg .b64 %rd<4>; .shared .align 4 .b32 sh[32];
-    ld.param.u64 %rd1, [a];
-    cvta.to.global.u64 %rd2, %rd1;
+    body = """
     mov.u32 %r1, 1;
     atom.global.add.u32 %r2, [%rd2], %r1;
     ld.global.u32 %r3, [%rd2+4];
     bar.sync 0;
     ld.shared.u32 %r4, [sh];
     st.global.u32 [%rd2+8], %r4;
-    ret;
-}
 """
-    monkeypatch.setenv("WARPSIM_PTX_ORDER", "source")
-    src = [i.text.strip() for i in load_ptx(text, device=Device()).kernel("k").prog.insts]
-    monkeypatch.setenv("WARPSIM_PTX_ORDER", "scheduled")
-    sch = [i.text.strip() for i in load_ptx(text, device=Device()).kernel("k").prog.insts]
+    src = _order(body, "source", monkeypatch)
+    sch = _order(body, "scheduled", monkeypatch)
     for t in ("atom.global.add.u32 %r2, [%rd2], %r1", "bar.sync 0"):
         assert sch.index(t) == src.index(t)
 
