@@ -11,7 +11,8 @@ nothing is copied into warpsim. A program passes when its own self-check passes 
 
 `--accelsim-args` runs only the programs of the QV100 silicon-cycles CSV, with the arguments Accel-Sim
 ran them with (programs.py: AccelsimRun), each in its own run directory with generated inputs where the
-mirror lacks data files (inputs.py). `--results-dir` keeps each program's result document there, with
+mirror lacks data files (inputs.py). `--set KEY=VALUE` (repeatable) passes GPU overrides to run-app
+(e.g. `--set l2.flush_before_kernel=true`). `--results-dir` keeps each program's result document there, with
 a `validate` section naming its CSV row, for `warpsim validate --results DIR`.
 """
 
@@ -114,8 +115,9 @@ def run(p: Program, exe: Path, src: Path, work: Path, args: argparse.Namespace) 
     prog_args = p.accelsim.args if args.accelsim_args else p.args
     json_path = exe.with_suffix(".timing.json" if args.mode == "timing" else ".json")
     cwd = run_dir(p, exe, src, work, args.accelsim_args)
+    sets = [a for s in args.set for a in ("--set", s)]
     cmd = [sys.executable, "-c", "from warpsim.cli import main; main()", "run-app", "--mode", args.mode,
-           "--gpu", args.gpu, "--json", str(json_path), "--", str(exe), *prog_args]
+           "--gpu", args.gpu, *sets, "--json", str(json_path), "--", str(exe), *prog_args]
     json_path.unlink(missing_ok=True)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(cwd),
@@ -159,6 +161,7 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated program names (run in this order)")
     ap.add_argument("--suite", default="", help="cuda-samples, rodinia-3.1 or polybench-gpu")
     ap.add_argument("--mode", default="functional", choices=("functional", "timing"))
+    ap.add_argument("--set", action="append", default=[], help="GPU override for run-app, KEY=VALUE")
     ap.add_argument("--gpu", default="QV100")
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--jobs", type=int, default=2, help="parallel nvcc builds")

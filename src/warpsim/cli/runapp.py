@@ -21,12 +21,16 @@ def run_app(
                                "pkp-inst, pks, pka, photon-kernel, photon-warp, photon-bb, "
                                "photon, auto (see docs/sampling/intra-kernel.md)"),
     json_out: Path | None = typer.Option(None, "--json", help="write the result document here at exit"),
+    overrides: list[str] = typer.Option([], "--set", help="override a GPU parameter, KEY=VALUE (repeatable), "
+                                        "e.g. l2.flush_before_kernel=true to measure kernels as Nsight "
+                                        "Compute does"),
 ) -> None:
     """Run a CUDA program on warpsim: its kernels execute on the simulator, its output passes through."""
     from warpsim.frontend.cudart.app import run_app as run
     from warpsim.frontend.cudart.settings import AppSettings
 
-    settings = AppSettings(gpu=gpu, mode=mode, sample=sample, json_out=str(json_out) if json_out else None)
+    settings = AppSettings(gpu=gpu, mode=mode, sample=sample, json_out=str(json_out) if json_out else None,
+                           overrides=tuple(overrides))
     raise typer.Exit(run(list(program), settings))
 
 

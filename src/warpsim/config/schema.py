@@ -150,6 +150,9 @@ class L2:
     set_index: str = "linear"          # hash of the set index inside a slice (cache string field 5)
     coalescer_entries: int = 0         # H100 L2 request coalescer (`gpgpu_lrc_*`); 0 = none
     coalescer_max_merge: int = 0
+    # empty the L2 (write back, invalidate, outside simulated time) before every kernel, as Nsight
+    # Compute does while profiling (`--cache-control all`, its default); GPGPU-Sim's flush_l2_cache
+    flush_before_kernel: bool = False
 
     @property
     def slice_bytes(self) -> int:

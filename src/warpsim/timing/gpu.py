@@ -233,7 +233,7 @@ class Simulator:
         if info.num_ir_regs > self.regs:
             self._grow_registers(info.num_ir_regs)
         shmem_per_sm = res.shared * occ.ctas_per_sm
-        mem_begin_kernel(self.ms, self.gpu, info, shmem_per_sm)
+        mem_begin_kernel(self.ms, self.gpu, info, shmem_per_sm, self.gpu.l2.flush_before_kernel)
         run = KernelRun(info=info, slot=slot, occ=occ, ctas=iter(src.iter_ctas()), launch_cycle=t,
                         start_cycle=int(kk[slot, K_START]))
         run.snapshot = self._snapshot()

@@ -34,6 +34,7 @@ class ResultDocument:
     wall_seconds: float = 0.0
     self_check: str | None = None   # run_public.py's verdict on the program's own check
     kernel_error: str | None = None
+    caches_flushed: bool = False    # made with --set l2.flush_before_kernel=true (as ncu measures)
 
 
 def result_files(paths: Sequence[str | Path]) -> list[Path]:
@@ -79,7 +80,9 @@ def read_result_document(path: Path) -> ResultDocument:
         memory_model=str(doc.get("memory_model", "")),
         sim_cycles=int(sum(k["cycles"] for k in doc["kernels"])), kernels=len(doc["kernels"]),
         run_arguments=str(val.get("run_arguments", "")), wall_seconds=float(wall or 0.0),
-        self_check=val.get("self_check"), kernel_error=app.get("kernel_error") or None)
+        self_check=val.get("self_check"), kernel_error=app.get("kernel_error") or None,
+        caches_flushed=any(str(o).replace(" ", "").lower() == "l2.flush_before_kernel=true"
+                           for o in doc.get("overrides") or ()))
 
 
 def _names(row: HardwareRow) -> set[str]:

@@ -22,6 +22,8 @@ from warpsim.validate.stats import Summary, error_pct, summarize
 
 DEFAULT_HARDWARE = "qv100_silicon_cycles.csv"
 
+FLUSH = "l2.flush_before_kernel"     # GPU override: each kernel from an empty L2 (as ncu profiles)
+
 
 @dataclass
 class ProgramResult:
@@ -137,6 +139,8 @@ def result_from_document(row: HardwareRow, d) -> ProgramResult:
         res.status, res.reason = "failed", f"{d.path.name}: kernel error: {d.kernel_error.splitlines()[0]}"
     elif d.self_check not in (None, "passed"):
         res.status, res.reason = "failed", f"{d.path.name}: the program's own check: {d.self_check}"
+    elif d.caches_flushed:
+        res.reason = f"{d.path.name}: simulated with {FLUSH}=true (each kernel from an empty L2)"
     return res
 
 

@@ -77,13 +77,13 @@ def run_app(cmd: list[str], settings: AppSettings, *, cwd: str | None = None) ->
         raise InputError(f"--mode must be one of {', '.join(MODES)}, not {settings.mode!r}")
     from warpsim.config import load_gpu
 
-    load_gpu(settings.gpu)                           # a bad --gpu fails here, before the program runs
+    load_gpu(settings.gpu, settings.overrides)       # a bad --gpu or --set fails before the program runs
     if settings.sample != "full":
         from warpsim.sampling import driver
 
         if settings.mode != "timing":
             raise InputError("--sample needs --mode timing")
-        driver.check_method(settings.sample, load_gpu(settings.gpu))
+        driver.check_method(settings.sample, load_gpu(settings.gpu, settings.overrides))
     prog = resolve_program(cmd)
     major = cudart_major(prog)
     from warpsim.frontend.cudart.build import build_runtime

@@ -36,7 +36,8 @@ def write_results(rt) -> None:
     if s.mode == "timing" and not rt.sticky:
         from warpsim.api import simulate
 
-        sim = simulate(list(rt.device.commands), s.gpu, sample=s.sample, workload_name=s.program)
+        sim = simulate(list(rt.device.commands), s.gpu, overrides=s.overrides, sample=s.sample,
+                       workload_name=s.program)
         doc = sim.document
         t = doc.get("total", {})
         sys.stderr.write(f"warpsim: {len(rt.launches)} kernel launches, {t.get('cycles', 0):,} simulated "

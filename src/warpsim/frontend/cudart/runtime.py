@@ -140,7 +140,7 @@ class Runtime:
         if self._gpu is None:
             from warpsim.config import load_gpu
 
-            self._gpu = load_gpu(self.settings.gpu)
+            self._gpu = load_gpu(self.settings.gpu, self.settings.overrides)
         return self._gpu
 
     def _handle(self) -> int:

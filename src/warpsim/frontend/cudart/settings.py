@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ class AppSettings:
     json_out: str | None = None
     trace_dir: str | None = None      # trace-app: write Accel-Sim traces here
     program: str = "program"
+    overrides: tuple[str, ...] = ()   # --set KEY=VALUE on the GPU description
 
     @property
     def launch_mode(self) -> str:
@@ -37,6 +39,8 @@ class AppSettings:
             env["WARPSIM_APP_JSON"] = self.json_out
         if self.trace_dir:
             env["WARPSIM_APP_TRACE_DIR"] = self.trace_dir
+        if self.overrides:
+            env["WARPSIM_APP_SET"] = json.dumps(list(self.overrides))
         return env
 
     @classmethod
@@ -44,4 +48,5 @@ class AppSettings:
         g = os.environ.get
         return cls(gpu=g("WARPSIM_APP_GPU", "QV100"), mode=g("WARPSIM_APP_MODE", "functional"),
                    sample=g("WARPSIM_APP_SAMPLE", "full"), json_out=g("WARPSIM_APP_JSON") or None,
-                   trace_dir=g("WARPSIM_APP_TRACE_DIR") or None, program=g("WARPSIM_APP_PROGRAM", "program"))
+                   trace_dir=g("WARPSIM_APP_TRACE_DIR") or None, program=g("WARPSIM_APP_PROGRAM", "program"),
+                   overrides=tuple(json.loads(g("WARPSIM_APP_SET") or "[]")))

@@ -86,10 +86,11 @@ def memory_model_name(ms: MemState) -> str:
     return "hierarchy" if is_hierarchy(ms) else "fixed"
 
 
-def begin_kernel(ms: MemState, gpu, kernel, shmem_per_sm: int) -> None:
-    """Kernel boundary: the hierarchy flushes L1, re-carves L1/shared and takes the local base."""
+def begin_kernel(ms: MemState, gpu, kernel, shmem_per_sm: int, flush_l2: bool = False) -> None:
+    """Kernel boundary: the hierarchy flushes L1 (and L2 when asked), re-carves L1/shared and takes
+    the local base."""
     if is_hierarchy(ms):
-        H.begin_kernel(hierarchy_state(ms), gpu, kernel, shmem_per_sm)
+        H.begin_kernel(hierarchy_state(ms), gpu, kernel, shmem_per_sm, flush_l2)
 
 
 def memcpy_h2d(ms: MemState, addr: int, nbytes: int) -> None:

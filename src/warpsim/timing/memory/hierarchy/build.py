@@ -8,7 +8,7 @@ from warpsim.errors import InputError
 from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.hashing import hash_bits, hash_code, log2_exact, parse_address_map
 from warpsim.timing.memory.hierarchy.l1d import l1_flush
-from warpsim.timing.memory.hierarchy.l2 import l2_install_range
+from warpsim.timing.memory.hierarchy.l2 import l2_flush, l2_install_range
 from warpsim.timing.memory.hierarchy.pack import pack
 from warpsim.timing.memory.hierarchy.state import HierState
 from warpsim.timing.memory.hierarchy.wake import wake_all_waiting
@@ -209,10 +209,12 @@ def _dram_channel_init(n_ch: int) -> np.ndarray:
     return dc
 
 
-def begin_kernel(hs: HierState, gpu, kernel_info, shmem_per_sm_bytes: int) -> None:
-    """Kernel launch: invalidate the L1s and re-carve the unified L1/shared array."""
+def begin_kernel(hs: HierState, gpu, kernel_info, shmem_per_sm_bytes: int, flush_l2: bool = False) -> None:
+    """Kernel launch: invalidate the L1s (the L2 too when flush_l2), re-carve the unified L1/shared array."""
     _, ways = carveout(gpu, int(shmem_per_sm_bytes))
     l1_flush(hs)
+    if flush_l2:
+        l2_flush(hs)
     hs.WC[:] = 0                     # refusal cache: recomputed (the local base may change)
     wake_all_waiting(hs.SMV, hs.sc)  # refusals may change with the flush and the new carve-out
     hs.sc[S.SC_L1_WAYS] = min(ways, int(hs.p[S.P_L1_MAXWAYS]))

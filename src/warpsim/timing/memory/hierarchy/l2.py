@@ -262,3 +262,15 @@ def l2_install_range(hs, first_sector, n_sectors):
         hs.L2L[S.LF_VALID, sl, st, w] |= 1 << b
         hs.L2W[sl, st, w, b] = 0
         _touch(hs, sl, st, w)
+
+
+def l2_flush(hs) -> None:
+    """Write back and invalidate every L2 line with no fetch in flight, outside simulated time.
+
+    What Nsight Compute does before each profiled kernel (`--cache-control all`, its default):
+    the kernel starts with an empty L2 and the write-backs are not part of its cycles or counters.
+    """
+    idle = hs.L2L[S.LF_PEND] == 0
+    for f in (S.LF_TAG, S.LF_VALID, S.LF_DIRTY, S.LF_LRU):
+        hs.L2L[f][idle] = NIL if f == S.LF_TAG else 0
+    hs.L2W[idle] = 0
