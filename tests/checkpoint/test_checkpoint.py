@@ -109,6 +109,13 @@ def test_wrong_format_version_is_refused(uninterrupted, tmp_path):
     assert str(other) in str(e.value)
 
 
+def test_other_ptx_order_is_refused(uninterrupted, monkeypatch):
+    model, path, _, _ = uninterrupted
+    monkeypatch.setenv("WARPSIM_PTX_ORDER", "source")
+    with pytest.raises(InputError, match="PTX issue order.*checkpoint 'scheduled', this run 'source'"):
+        api.simulate(WL, memory_model=model, resume=path)
+
+
 def test_other_workload_gpu_or_model_is_refused(uninterrupted):
     model, path, _, _ = uninterrupted
     with pytest.raises(InputError, match="workload 'polybench/fdtd2d', this run simulates 'rodinia/srad'"):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from warpsim import __version__
 from warpsim.errors import InputError
+from warpsim.frontend.ptx.schedule import default_order
 
 
 def gpu_digest(cfg) -> str:
@@ -37,7 +38,8 @@ def run_identity(*, target, name: str, size: str, sizes: dict | None, isa: str, 
                  memory_model: str, ts_interval: int) -> dict:
     return {"workload": workload_identity(target, name, size, sizes, isa),
             "gpu": {"name": cfg.name, "digest": gpu_digest(cfg), "overrides": list(overrides)},
-            "memory_model": memory_model, "ts_interval": int(ts_interval), "warpsim_version": __version__}
+            "memory_model": memory_model, "ts_interval": int(ts_interval), "warpsim_version": __version__,
+            "ptx_order": default_order()}
 
 
 def check_identity(saved: dict, current: dict, where: str) -> None:
@@ -57,7 +59,8 @@ def check_identity(saved: dict, current: dict, where: str) -> None:
                         f"overrides {sg.get('overrides')}), this run {cg['name']!r} (digest {cg['digest']}, "
                         f"overrides {cg['overrides']})")
     for key, what in (("memory_model", "memory model"), ("ts_interval", "time-series interval"),
-                      ("warpsim_version", "warpsim version")):
+                      ("warpsim_version", "warpsim version"),
+                      ("ptx_order", "PTX issue order (WARPSIM_PTX_ORDER)")):
         if saved.get(key) != current[key]:
             problems.append(f"{what}: checkpoint {saved.get(key)!r}, this run {current[key]!r}")
     if problems:
