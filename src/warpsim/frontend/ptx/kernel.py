@@ -1,4 +1,5 @@
-"""A linked, decoded kernel: instructions as closures, post-dominators, and static IR columns."""
+"""A linked, decoded kernel: instructions as closures (each basic block in ptxas-like order, see
+schedule.py), post-dominators, and static IR columns."""
 
 from __future__ import annotations
 
