@@ -39,7 +39,14 @@ def stream_kernel(n_ctas, warps, loads, base, kid=1, name="stream"):
 def test_pointer_chase_latencies_equal_the_standalone_driver(qv100):
     core = {r.name: r.measured for r in mc.bench_latencies_core(qv100)}
     alone = {r.name: r.measured for r in mb.bench_latencies(qv100)}
-    assert core == alone
+    assert set(core) == set(alone)
+    for name in core:
+        if name == "dram_latency":
+            # the core's chase starts after the kernel launch latency, at another phase of the
+            # DRAM clock than the standalone driver's: a DRAM access may land one DRAM clock apart
+            assert abs(core[name] - alone[name]) <= qv100.clocks.core / qv100.clocks.dram
+        else:
+            assert core[name] == alone[name]            # core-clock domains: exactly equal
     assert core["l1_latency"] == qv100.l1d.latency
     assert core["shared_latency"] == qv100.shared.latency
     for name, key in (("l2_latency", "l2"), ("dram_latency", "dram")):
