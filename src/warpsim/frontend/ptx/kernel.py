@@ -29,8 +29,9 @@ class Kernel:
         self.order = order or default_order()
         self.ops, self.prog = ops, prog
         self.nregs_estimate = estimate_registers(self)     # from the source order: ptxas' count is unknown
+        leaders = _block_starts(prog, ops)      # the schedule keeps every block start in place
         if self.order == "scheduled":
-            perm = schedule(prog.insts, _block_starts(prog, ops))
+            perm = schedule(prog.insts, leaders)
             if perm != list(range(len(ops))):
                 self.prog = replace(prog, insts=[prog.insts[i] for i in perm])
                 self.ops = [ops[i] for i in perm]
@@ -50,7 +51,6 @@ class Kernel:
             self.s_src[i, :len(o.src)] = o.src
         self.is_mem = self.s_space != 0
         self.block_of = np.zeros(n, dtype=np.int32)
-        leaders = _block_starts(prog, self.ops)
         self.leaders = np.array(leaders, dtype=np.int64)
         for bi, start in enumerate(leaders):
             self.block_of[start:] = bi

@@ -363,6 +363,19 @@ def _fma32(a, b, c):
     return r
 
 
+@njit(inline="always")
+def _f32_lane(opc, lane, f0, f1, f2, fd, g0, g1, g2, k0, k1, k2, cnan):
+    """One lane of hot_f32: operands from registers or immediates, NaN written canonical, high word 0."""
+    a = f0[2 * lane] if g0 else k0
+    b = f1[2 * lane] if g1 else k1
+    if opc == C.OP_FFMA:
+        r = _fma32(a, b, f2[2 * lane] if g2 else k2)
+    else:
+        r = _f32_binary(opc, a, b)
+    fd[2 * lane] = r if r == r else cnan
+    fd[2 * lane + 1] = np.float32(0.0)
+
+
 _HOT_F32 = (C.OP_FADD, C.OP_FSUB, C.OP_FMUL, C.OP_FFMA, C.OP_FMIN, C.OP_FMAX)
 
 
@@ -394,41 +407,12 @@ def hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan):
     if r0 < 0 or r1 < 0 or r2 < 0:
         return False
     f0, f1, f2, fd = RF[r0], RF[r1], RF[r2], RF[D[i, 0]]
-    zero = np.float32(0.0)
-    if opc == C.OP_FFMA:
-        if dense:                 # lanes 0..n-1: direct indexing, vectorisable
-            for lane in range(nx):
-                a = f0[2 * lane] if g0 else k0
-                b = f1[2 * lane] if g1 else k1
-                c = f2[2 * lane] if g2 else k2
-                r = _fma32(a, b, c)
-                fd[2 * lane] = r if r == r else cnan
-                fd[2 * lane + 1] = zero
-        else:
-            for q in range(nx):
-                lane = xs[q]
-                a = f0[2 * lane] if g0 else k0
-                b = f1[2 * lane] if g1 else k1
-                c = f2[2 * lane] if g2 else k2
-                r = _fma32(a, b, c)
-                fd[2 * lane] = r if r == r else cnan
-                fd[2 * lane + 1] = zero
-        return True
     if dense:                 # lanes 0..n-1: direct indexing, vectorisable
         for lane in range(nx):
-            a = f0[2 * lane] if g0 else k0
-            b = f1[2 * lane] if g1 else k1
-            r = _f32_binary(opc, a, b)
-            fd[2 * lane] = r if r == r else cnan
-            fd[2 * lane + 1] = zero
+            _f32_lane(opc, lane, f0, f1, f2, fd, g0, g1, g2, k0, k1, k2, cnan)
     else:
         for q in range(nx):
-            lane = xs[q]
-            a = f0[2 * lane] if g0 else k0
-            b = f1[2 * lane] if g1 else k1
-            r = _f32_binary(opc, a, b)
-            fd[2 * lane] = r if r == r else cnan
-            fd[2 * lane + 1] = zero
+            _f32_lane(opc, xs[q], f0, f1, f2, fd, g0, g1, g2, k0, k1, k2, cnan)
     return True
 
 

@@ -13,6 +13,21 @@ _GB = np.int64(GLOBAL_BASE)
 _LB = np.int64(LOCAL_BASE)
 
 
+@njit(inline="always")
+def _raw(ra, lane, rmask, off0, amask):
+    """A lane's raw address: its address register (masked to its width) plus the offset, wrapped."""
+    return ((ra[lane] & rmask) + off0) & amask
+
+
+@njit(inline="always")
+def _offset(lane, ax, ra, lane_addr, shbase, base):
+    """Byte offset of a lane's element in its space's buffer; `base`: the element's constant part,
+    `ax`: (vector, IR address bias, register mask, offset, wrap mask, shared and local strides)."""
+    multi, gadd, rmask, off0, amask, shp, lpp = ax
+    a = lane_addr[lane] - gadd if multi else _raw(ra, lane, rmask, off0, amask)
+    return a + base + shbase[lane] * shp + lane * lpp
+
+
 @njit(cache=True)
 def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, local, lane_addr, limits,
               record):
@@ -53,13 +68,13 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
     bad = np.int64(0)
     if dense:                 # lanes 0..n-1: direct indexing, vectorisable
         for lane in range(nx):
-            a = ((ra[lane] & rmask) + off0) & amask
+            a = _raw(ra, lane, rmask, off0, amask)
             o = a - (_GB if part == 1 else 0)
             bad |= (o < 0) | (o > lim) | (o & almask)
     else:
         for q in range(nx):
             lane = xs[q]
-            a = ((ra[lane] & rmask) + off0) & amask
+            a = _raw(ra, lane, rmask, off0, amask)
             o = a - (_GB if part == 1 else 0)
             bad |= (o < 0) | (o > lim) | (o & almask)
     if bad:
@@ -68,15 +83,16 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
     if record or multi:
         if dense:                 # lanes 0..n-1: direct indexing, vectorisable
             for lane in range(nx):
-                lane_addr[lane] = (((ra[lane] & rmask) + off0) & amask) + gadd
+                lane_addr[lane] = _raw(ra, lane, rmask, off0, amask) + gadd
         else:
             for q in range(nx):
                 lane = xs[q]
-                lane_addr[lane] = (((ra[lane] & rmask) + off0) & amask) + gadd
+                lane_addr[lane] = _raw(ra, lane, rmask, off0, amask) + gadd
     b4 = buf.view(np.uint32) if nb == 4 else buf.view(np.uint32)[:0]
     b8 = buf.view(np.int64) if nb == 8 else buf.view(np.int64)[:0]
+    ax = (multi, gadd, rmask, off0, amask, shp, lpp)
     for k in range(nvec):
-        koff = k * nb
+        base = cadd + k * nb
         if is_ld:
             d = D[i, k]
             if d < 0:
@@ -85,26 +101,22 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
             if nb == 4:
                 if dense:                 # lanes 0..n-1: direct indexing, vectorisable
                     for lane in range(nx):
-                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
-                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        o = _offset(lane, ax, ra, lane_addr, shbase, base)
                         rd[lane] = np.int64(b4[o >> 2])
                 else:
                     for q in range(nx):
                         lane = xs[q]
-                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
-                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        o = _offset(lane, ax, ra, lane_addr, shbase, base)
                         rd[lane] = np.int64(b4[o >> 2])
             else:
                 if dense:                 # lanes 0..n-1: direct indexing, vectorisable
                     for lane in range(nx):
-                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
-                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        o = _offset(lane, ax, ra, lane_addr, shbase, base)
                         rd[lane] = b8[o >> 3]
                 else:
                     for q in range(nx):
                         lane = xs[q]
-                        a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
-                        o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                        o = _offset(lane, ax, ra, lane_addr, shbase, base)
                         rd[lane] = b8[o >> 3]
         else:
             isreg = O[i, k, 0] == C.K_REG
@@ -113,8 +125,7 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
             imm = np.int64(0) if isreg else O[i, k, 1]
             if dense:                 # lanes 0..n-1: direct indexing, vectorisable
                 for lane in range(nx):
-                    a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
-                    o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                    o = _offset(lane, ax, ra, lane_addr, shbase, base)
                     v = (rv[lane] & vm) | imm
                     if nb == 4:
                         b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
@@ -123,8 +134,7 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
             else:
                 for q in range(nx):
                     lane = xs[q]
-                    a = lane_addr[lane] - gadd if multi else ((ra[lane] & rmask) + off0) & amask
-                    o = a + cadd + shbase[lane] * shp + lane * lpp + koff
+                    o = _offset(lane, ax, ra, lane_addr, shbase, base)
                     v = (rv[lane] & vm) | imm
                     if nb == 4:
                         b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
