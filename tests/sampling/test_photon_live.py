@@ -158,3 +158,36 @@ def test_sample_photon_end_to_end_on_a_bundled_workload():
     assert both["sampling"]["kernels_stopped_early"] == 0
     assert warp["total"]["cycles"] == full["total"]["cycles"]        # nothing stopped, nothing skipped
     assert warp["sampling"]["photon"]["level"] == "warp"
+
+
+def test_warp_level_feeds_the_slope_in_issue_order_after_a_lag():
+    """Warps finish out of placement order (durations 10 and 30 alternate); the engine must see
+    them by placement time, each only once every warp placed before it has almost surely
+    finished: placement <= newest finish - 2 x longest duration seen."""
+    from warpsim.timing.control import KernelView
+    from warpsim.timing.state import N_BLCOLS, N_WLCOLS
+
+    src = ffma_loop(iterations=1, ctas=100, kid=3)
+    ctl = PhotonController(PhotonParams(level="warp", warmup=0, warp_window=8))
+    ctl.on_launch(KernelView(slot=0, info=src.info, wave=10, launch_cycle=0, start_cycle=0, cycle=0,
+                             warp_instructions=0, thread_instructions=0, ctas_done=0, ctas_resident=0))
+    fed: list[tuple[float, float]] = []
+    spy = SimpleNamespace(enabled=False, observe=lambda i, f: fed.append((i, f)) or False)
+    ctl.history[3].warp_engine = spy
+
+    def rows(issue, finish):
+        w = np.zeros((len(issue), N_WLCOLS), np.int64)
+        w[:, WL_ISSUE], w[:, WL_FINISH] = issue, finish
+        o = np.argsort(w[:, WL_FINISH], kind="stable")
+        return w[o]
+
+    issue = np.arange(20) * 5
+    finish = issue + np.where(np.arange(20) % 2, 30, 10)
+    none = np.zeros((0, N_BLCOLS), np.int64)
+    ctl.observe_logs(rows(issue, finish), none, 0, 0)
+    # newest finish 95 + 30 = 125, longest 30: placements <= 65 are fed, in placement order
+    assert [i for i, _ in fed] == list(range(0, 66, 5))
+    assert all(f - i in (10, 30) for i, f in fed)
+    ctl.observe_logs(rows(np.array([200]), np.array([210])), none, 0, 0)
+    # newest 210 -> horizon 150: the rest of the first batch, still in placement order
+    assert [i for i, _ in fed] == list(range(0, 100, 5))

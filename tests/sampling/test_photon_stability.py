@@ -105,3 +105,34 @@ def test_default_windows():
             first = i + 1
             break
     assert first == 1024 + 2048 and w.prediction == 40.0
+
+
+def test_confirm_needs_a_second_pass_one_window_later_with_the_same_mean():
+    # constant durations: the plain engine enables when the long window is first full (64th
+    # kept observation); with confirm the first pass (observation 64) is recorded, and the test
+    # must pass again at least 64 observations later with an agreeing mean: observation 128
+    plain, conf = SampledEngine(64, warmup=0), SampledEngine(64, warmup=0, confirm=True)
+    first_plain = first_conf = None
+    for i in range(300):
+        if first_plain is None and plain.observe(10.0 * i, 10.0 * i + 50.0):
+            first_plain = i + 1
+        if first_conf is None and conf.observe(10.0 * i, 10.0 * i + 50.0):
+            first_conf = i + 1
+    assert (first_plain, first_conf) == (64, 128)
+
+
+def test_confirm_rejects_a_plateau_shorter_than_a_window():
+    # 96 warps of 50 cycles (a settling plateau), then durations of 80 for good: the plain
+    # engine enables on the plateau (observation 64, predicting 50); with confirm the plateau's
+    # pass cannot be confirmed (its mean 50 is 23 % from 80, and the plateau ends before a
+    # window has passed), so sampling starts only on the 80-cycle level, more than a window
+    # after the plateau ended
+    def duration(i: int) -> float:
+        return 50.0 if i < 96 else 80.0
+
+    plain = SampledEngine(64, warmup=0)
+    first = next(i for i in range(400) if plain.observe(10.0 * i, 10.0 * i + duration(i)))
+    assert (first + 1, plain.prediction) == (64, 50.0)
+    eng = SampledEngine(64, warmup=0, confirm=True)
+    first = next(i for i in range(400) if eng.observe(10.0 * i, 10.0 * i + duration(i)))
+    assert eng.prediction == 80.0 and first + 1 > 96 + 64

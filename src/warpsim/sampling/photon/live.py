@@ -20,6 +20,15 @@ are freed in order, resident CTAs at max(stop, placed + d), and every remaining 
 earliest free slot for its predicted duration d; the kernel ends when the last CTA does.
 
 Deviations (stated):
+* warp level: the slope is fitted over windows of warps in ISSUE order, not in the order they
+  finish. A window of the last n warps to finish is selected on y (the finish time), which
+  attenuates the fitted slope to var(span) / (var(span) + var(duration)): on a stationary 8000-CTA
+  FFMA kernel (durations 1,050 +- 236 cycles, 2048 warps finishing within ~450 cycles) the
+  finish-ordered slope stays at 0.0-0.6 for the whole kernel and sampling never starts, while the
+  issue-ordered slope scatters around 1.0 (docs/sampling/photon.md). A finished warp is held
+  until every warp placed before it has almost surely finished (its placement is older than
+  the newest finish minus twice the longest duration seen), then fed in placement order; a
+  straggler that finishes after its turn is fed when it arrives;
 * warp level: a CTA holds its slot until its slowest warp ends, so d = S x (mean CTA duration /
   mean warp duration of the CTAs seen after the warm-up) instead of S;
 * BB level needs the functional profile's per-warp BBVs (bundled workloads and PTX); on an
@@ -105,6 +114,8 @@ class KernelWatch:
     warp_sum: float = 0.0                  # sum of warp durations after the warm-up
     warp_n: int = 0
     lost_blocks: int = 0
+    held: list[tuple[int, int]] = field(default_factory=list)   # heap of finished (issue, finish)
+    longest: int = 0                       # longest warp duration seen
     mode: str = ""                         # "warp" | "bb" once decided
     notes: list[str] = field(default_factory=list)
 
@@ -132,7 +143,7 @@ class PhotonController:
         w = KernelWatch(info.kernel_id, info.num_ctas, info.warps_per_cta, view.wave, view.launch_cycle,
                         None, None)
         if p.level in ("both", "warp"):
-            w.warp_engine = SampledEngine(p.warp_window, None, p.warp_delta, p.warmup)
+            w.warp_engine = SampledEngine(p.warp_window, None, p.warp_delta, p.warmup, confirm=True)
         if p.level in ("both", "bb"):
             if prof is None or not len(getattr(prof, "block_sizes", ())):
                 w.notes.append("Photon BB level off: no functional profile (per-warp BBVs) for this kernel")
@@ -177,11 +188,27 @@ class PhotonController:
                     if prev is not None:
                         w.bb.observe(prev[0], prev[1], cyc)
                     w.open_blocks[g] = (int(r[BL_BLOCK]), cyc)
+        if nw:
+            newest = int(wrows[:, WL_FINISH].max())
+            for w in self.watch.values():
+                self._release_in_issue_order(w, newest)
+
+    @staticmethod
+    def _release_in_issue_order(w: KernelWatch, newest: int) -> None:
+        """Feed the held warps placed before `newest - 2 x longest` to the warp engine, oldest
+        placement first (see the module docstring)."""
+        if w.warp_engine is None:
+            return
+        horizon = newest - 2 * w.longest
+        while w.held and w.held[0][0] <= horizon:
+            issue, finish = heapq.heappop(w.held)
+            w.warp_engine.observe(issue, finish)
 
     def _warp_done(self, w: KernelWatch, g: int, c: int, issue: int, finish: int) -> None:
         w.warps_seen += 1
-        if w.warp_engine is not None:
-            w.warp_engine.observe(issue, finish)
+        if w.warp_engine is not None and not w.warp_engine.enabled:
+            w.longest = max(w.longest, finish - issue)
+            heapq.heappush(w.held, (issue, finish))
         if w.bb is not None:
             prev = w.open_blocks.pop(g, None)
             if prev is not None:

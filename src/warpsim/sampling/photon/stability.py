@@ -133,11 +133,17 @@ class StableEngine:
 class SampledEngine:
     """Photon's two-window decision for one stream (all warps of a kernel, or one basic block)."""
 
-    __slots__ = ("long", "short", "delta", "warmup", "seen", "enabled", "prediction", "agreement")
+    __slots__ = ("long", "short", "delta", "warmup", "seen", "enabled", "prediction", "agreement",
+                 "confirm", "_passes")
 
     def __init__(self, long_window: int = WARP_LONG_WINDOW, short_window: int | None = None,
-                 delta: float = DELTA, warmup: int = WARMUP) -> None:
+                 delta: float = DELTA, warmup: int = WARMUP, confirm: bool = False) -> None:
+        """`confirm`: enable only when the test also passed one long window earlier (between W
+        and 2W observations before) with a short mean within delta of today's: a plateau shorter
+        than a window, common while contention settles, no longer starts sampling."""
         short = long_window // 2 if short_window is None else short_window
+        self.confirm = bool(confirm)
+        self._passes: list[tuple[int, float]] = []
         self.long = StableEngine(long_window, delta)
         self.short = StableEngine(short, delta)
         self.delta = float(delta)
@@ -161,10 +167,21 @@ class SampledEngine:
         lo, sh = self.long.mean_duration, self.short.mean_duration
         tot = lo + sh
         self.agreement = abs((lo - sh) / tot) if tot != 0 else (0.0 if lo == sh else math.inf)
-        if self.agreement <= self.delta:
-            self.enabled = True
-            self.prediction = sh
-        return self.enabled
+        if self.agreement > self.delta:
+            return False
+        if self.confirm and not self._confirmed(sh):
+            return False
+        self.enabled = True
+        self.prediction = sh
+        return True
+
+    def _confirmed(self, mean: float) -> bool:
+        w = self.long.window
+        self._passes = [(n, m) for n, m in self._passes if self.seen - n <= 2 * w]
+        ok = any(self.seen - n >= w and abs(m - mean) <= self.delta * abs(m + mean) / 2 for n, m in self._passes)
+        if not self._passes or self.seen - self._passes[-1][0] >= max(1, w // 16):
+            self._passes.append((self.seen, mean))     # at most 32 kept: O(1) per observation
+        return ok
 
 
 def warp_engine(delta: float = DELTA, warmup: int = WARMUP) -> SampledEngine:
