@@ -23,7 +23,7 @@ def _expected_launches(name: str, s: dict) -> int | None:
         "rodinia/hotspot": lambda: -(-s["ITERS"] // s["PYRAMID"]),
         "rodinia/lavamd": lambda: 1,
         "sdk/transpose": lambda: 8 * (s["REPS"] + 1),
-        "sdk/convsep": lambda: 2 * (s["ITERS"] + 1),
+        "sdk/convsep": lambda: 2 * s["PASSES"],
         "sdk/histogram": lambda: 4 * (s["RUNS"] + 1),
         "sdk/blackscholes": lambda: s["ITERS"],
         "rodinia/srad": lambda: 3 * s["ITERS"],
