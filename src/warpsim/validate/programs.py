@@ -29,7 +29,9 @@ SDK, ROD, PAR = "CUDA SDK", "Rodinia Suite", "Parboil Suite"
 CALIBRATION_PROGRAMS: dict[tuple[str, str], tuple[Reproduction, ...]] = {
     # The SDK samples time a loop (warm-up + N repetitions); the silicon figures match one pass
     # (e.g. transpose 512 x 512: 97K cycles is ~16 launches, not 808), so repetitions are 1.
-    (SDK, "convolutionSeparable"): (R("sdk/convsep", {"PASSES": 1}, note="--size 3072, one rows + columns pass"),),
+    (SDK, "convolutionSeparable"): (
+        R("sdk/convsep", {"PASSES": 1}, note="--size 3072, one rows + columns pass"),
+    ),
     (SDK, "fastWalshTransform"): (R("sdk/fastwalsh", note="-logK 7 -logD 21"),),
     (SDK, "mergeSort"): (R("sdk/mergesort"),),
     (SDK, "sortingNetworks"): (R("sdk/sortingnetworks"),),

@@ -178,7 +178,8 @@ class SampledEngine:
     def _confirmed(self, mean: float) -> bool:
         w = self.long.window
         self._passes = [(n, m) for n, m in self._passes if self.seen - n <= 2 * w]
-        ok = any(self.seen - n >= w and abs(m - mean) <= self.delta * abs(m + mean) / 2 for n, m in self._passes)
+        ok = any(self.seen - n >= w and abs(m - mean) <= self.delta * abs(m + mean) / 2
+                 for n, m in self._passes)     # within delta of their mean
         if not self._passes or self.seen - self._passes[-1][0] >= max(1, w // 16):
             self._passes.append((self.seen, mean))     # at most 32 kept: O(1) per observation
         return ok
