@@ -187,3 +187,21 @@ def test_warps_listed_out_of_order_and_packed_columns(tmp_path):
     cta = ordered[0]
     assert isinstance(cta, PackedCta) and cta.num_warps == 2 and cta.warp_instructions == len(GOOD_LINES)
     assert list(cta.warp_lengths) == [len(GOOD_LINES), 0] and cta.warp_rows.sum() == cta.cols.addr.shape[0]
+
+
+def test_scanner_compiles_one_signature_whatever_the_trace(tmp_path):
+    """A cold first run paid ~80 s for extra specialisations: the opcode table's bytes changed
+    from writable to read-only after the first opcode, and a literal 0 row counter typed the
+    warp scanner twice. Traces with one and with many opcodes must share one compiled scanner."""
+    from warpsim.frontend.accelsim import scan
+
+    if not hasattr(scan.scan, "signatures"):
+        pytest.skip("NUMBA_DISABLE_JIT: nothing is compiled")
+    first = write(tmp_path, "kernel-1.traceg", v5_header(grid=1) + one_cta("0000 ffffffff 0 EXIT 0 0 0"))
+    _same(first)
+    many = "\n".join([*GOOD_LINES, "0100 ffffffff 0 EXIT 0 0 0"])
+    assert _same(write(tmp_path, "kernel-2.traceg", v5_header(grid=1) + one_cta(many)))[1] is None
+    assert len(scan.scan.signatures) == 1
+    # compiled in this process: one signature; loaded from numba's cache the callee is inlined
+    # into `scan`'s machine code and never typed (0)
+    assert len(scan._warp_lines.signatures) <= 1

@@ -48,7 +48,9 @@ class OpcodeTable:
         self.vals = np.full(256, -1, np.int32)
         self.bytes = bytearray()
         self.off = [0]
-        self.op_bytes = np.zeros(1, np.uint8)
+        # read-only like every later value (np.frombuffer of bytes): one array type, so the scanner
+        # is compiled once instead of once per writability (two signatures cost ~60 s cold)
+        self.op_bytes = np.frombuffer(b"\0", np.uint8)
         self.op_off = np.zeros(1, np.int64)
         self.memkind = np.zeros(1, np.int8)
 

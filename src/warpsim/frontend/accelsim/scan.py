@@ -73,8 +73,8 @@ def scan(buf, pos: int, line: int, eof: bool, max_line: int, lineinfo: bool, num
     cap_n = pc.shape[0]
     cap_m = addr.shape[0]
     cap_w = warp_rec.shape[0] - 1           # the last row is the caller's
-    n = 0
-    nmem = 0
+    n = np.int64(0)                         # not literal 0: _warp_lines gets one signature
+    nmem = np.int64(0)
     nw = 0
     ncta = 0
     res[:] = 0
