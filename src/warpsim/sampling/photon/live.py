@@ -25,7 +25,7 @@ Deviations (stated):
   attenuates the fitted slope to var(span) / (var(span) + var(duration)): on a stationary 8000-CTA
   FFMA kernel (durations 1,050 +- 236 cycles, 2048 warps finishing within ~450 cycles) the
   finish-ordered slope stays at 0.0-0.6 for the whole kernel and sampling never starts, while the
-  issue-ordered slope scatters around 1.0 (docs/sampling/photon.md). A finished warp is held
+  issue-ordered slope scatters around 1.0 (docs/sampling/intra-kernel.md). A finished warp is held
   until every warp placed before it has almost surely finished (its placement is older than
   the newest finish minus twice the longest duration seen), then fed in placement order; a
   straggler that finishes after its turn is fed when it arrives;
@@ -201,8 +201,8 @@ class PhotonController:
             return
         horizon = newest - 2 * w.longest
         while w.held and w.held[0][0] <= horizon:
-            issue, finish = heapq.heappop(w.held)
-            w.warp_engine.observe(issue, finish)
+            if w.warp_engine.observe(*heapq.heappop(w.held)):
+                w.held.clear()              # latched: nothing more to feed
 
     def _warp_done(self, w: KernelWatch, g: int, c: int, issue: int, finish: int) -> None:
         w.warps_seen += 1
