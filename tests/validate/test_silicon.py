@@ -1,0 +1,182 @@
+"""`warpsim silicon` without a GPU: the CuPy adapter is driven through a stand-in whose memory and
+launches are warpsim's emulator (so the drivers' numpy checks still decide), and the ncu exports
+are hand-written in Nsight Compute's raw CSV layout."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from warpsim.errors import InputError, WarpsimError
+from warpsim.validate.calibration import resolve
+from warpsim.validate.hardware import read_hardware_csv
+from warpsim.validate.silicon import HEADER, ncu_command, summarise, write_hardware_csv
+from warpsim.validate.silicon_device import CupyApi, entry_param_types, kernel_arguments
+from warpsim.workloads.device import Ptr
+from warpsim.workloads.registry import get_workload
+from warpsim.workloads.runner import run_workload
+
+
+class _FakeCupy:
+    """The slice of CuPy that CupyApi uses, over one emulator device."""
+
+    uint8 = np.uint8
+
+    def __init__(self) -> None:
+        from warpsim.host import Device
+
+        self.dev = Device()
+        self.launched: list[tuple] = []
+        rt = SimpleNamespace(memcpyHostToDevice=1, memcpyDeviceToHost=2, deviceSynchronize=lambda: None,
+                             memcpy=self._memcpy)
+        self.cuda = SimpleNamespace(runtime=rt)
+
+    def empty(self, n: int, dtype) -> SimpleNamespace:
+        return SimpleNamespace(data=SimpleNamespace(ptr=self.dev.alloc(int(n)).ptr))
+
+    def _memcpy(self, dst: int, src: int, size: int, kind: int) -> None:
+        from warpsim.host import DeviceArray
+
+        if kind == 1:
+            self.dev.write(dst, np.frombuffer((ctypes.c_uint8 * size).from_address(src), np.uint8).copy())
+        else:
+            data = self.dev.to_host(DeviceArray(self.dev, src, (size,), np.dtype(np.uint8)))
+            ctypes.memmove(dst, data.ctypes.data, size)
+
+    def RawModule(self, path: str) -> SimpleNamespace:  # noqa: N802 - CuPy's name
+        from warpsim.host import load_ptx
+
+        mod = load_ptx(Path(path), device=self.dev)
+
+        def get_function(name: str):
+            def launch(grid, block, args, shared_mem=0):
+                assert all(isinstance(a, np.generic) for a in args)     # widths fixed by the adapter
+                self.launched.append((name, grid, block, [a.dtype for a in args]))
+                mod.launch(name, grid, block, [a.item() for a in args], shared_bytes=shared_mem)
+            return launch
+
+        return SimpleNamespace(get_function=get_function,
+                               get_global=lambda n: SimpleNamespace(ptr=mod.symbol(n)))
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    fake = _FakeCupy()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    return fake
+
+
+@pytest.mark.parametrize("name", ["sdk/vectoradd", "rodinia/lud", "sdk/convsep"])
+def test_drivers_run_unchanged_over_the_cupy_adapter(fake_cupy, name):
+    """The driver's own numpy checks pass through the adapter (pointers, scalar widths, copies by
+    address, `__constant__` symbols in convsep, shared memory in lud)."""
+    wl = get_workload(name)
+    api = CupyApi(wl.ptx_path, wl.ptx_path)      # the stand-in loads PTX where CuPy loads a cubin
+    res = run_workload(wl, "tiny", api=api, verify=True)
+    assert res.checks and len(api.launches) == len(res.launches) == len(fake_cupy.launched)
+    params = entry_param_types(wl.ptx_path.read_text())
+    for kernel, _, _, dtypes in fake_cupy.launched:
+        assert dtypes == params[kernel]
+
+
+def test_entry_param_types_and_argument_widths():
+    ptx = """
+.visible .entry k(
+	.param .u64 k_param_0,
+	.param .u32 k_param_1,
+	.param .f32 k_param_2,
+	.param .u64 .ptr .global .align 4 k_param_3
+)
+{ ret; }
+.visible .entry empty()
+{ ret; }
+"""
+    types = entry_param_types(ptx)
+    assert types == {"k": [np.dtype(np.uint64), np.dtype(np.uint32), np.dtype(np.float32),
+                           np.dtype(np.uint64)], "empty": []}
+    args = kernel_arguments("k", [Ptr(0x1000), np.int32(-1), 2.5, Ptr(0x2000)], types["k"])
+    assert [a.dtype for a in args] == types["k"]
+    assert int(args[1]) == 0xFFFF_FFFF and float(args[2]) == 2.5 and int(args[3]) == 0x2000
+    with pytest.raises(WarpsimError, match="argument 1 is a pointer"):
+        kernel_arguments("k", [Ptr(1), Ptr(2), 1.0, Ptr(3)], types["k"])
+    with pytest.raises(WarpsimError, match="passes 3 arguments, the PTX entry takes 4"):
+        kernel_arguments("k", [Ptr(1), 1, 1.0], types["k"])
+    with pytest.raises(WarpsimError, match="argument 2 is int32"):
+        kernel_arguments("k", [Ptr(1), 1, np.int32(1), Ptr(3)], types["k"])
+    with pytest.raises(WarpsimError, match="argument 1 is int64"):
+        kernel_arguments("k", [Ptr(1), np.int64(1), 1.0, Ptr(3)], types["k"])
+
+
+RAW_HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+              '"Grid Size","Device","CC","gpc__cycles_elapsed.avg","gpc__cycles_elapsed.avg.per_second",'
+              '"gpc__cycles_elapsed.max","gpu__time_duration.sum","sm__cycles_elapsed.avg",'
+              '"smsp__inst_executed.sum"')
+RAW_UNITS = '"","","","","","","","","","","","cycle","cycle/second","cycle","nsecond","cycle","inst"'
+
+
+def _raw_row(i: int, kernel: str, cycles: int, ns: float) -> str:
+    return (f'"{i}","77","python3","gpu1","{kernel}","1","7","(256, 1, 1)","(32, 1, 1)","0","9.0",'
+            f'"{cycles - 10:,}","1,980,000,000","{cycles:,}","{ns}","{cycles - 20}","{100 * (i + 1)}"')
+
+
+def _export(tmp_path: Path, rows: list[str]) -> Path:
+    p = tmp_path / "w.cycles.ncu.csv"
+    p.write_text("==PROF== Connected to process 77\n" + "\n".join([RAW_HEADER, RAW_UNITS, *rows]) + "\n")
+    return p
+
+
+def test_summarise_sums_the_launches_and_converts_units(tmp_path):
+    csv_path = _export(tmp_path, [_raw_row(0, "kA", 5000, 2525.25), _raw_row(1, "other", 9, 1.0),
+                                  _raw_row(2, "kB", 7000, 3535.35)])
+    child = {"launches": [["kA", [32, 1, 1], [256, 1, 1]], ["kB", [1, 1, 1], [32, 1, 1]]],
+             "checks": "passed (1)"}
+    row = summarise("sdk/x", "small", {"N": 4}, child, csv_path, "H100", ("kA", "kB"))
+    # a kernel that is not the workload's (a library's fill kernel, say) is left out
+    assert row.cycles == 12_000 and row.launches == 2
+    assert row.sm_clock_mhz == pytest.approx(1980.0) and row.gpu_time_us == pytest.approx(6.0606)
+    assert row.warp_instructions == 100 + 300
+    assert row.kernel_cycles == [("kA", 5000.0), ("kB", 7000.0)]
+    child["launches"].append(["kA", [1, 1, 1], [1, 1, 1]])
+    with pytest.raises(InputError, match="ncu profiled 2 launches of its kernels, the driver made 3"):
+        summarise("sdk/x", "small", {"N": 4}, child, csv_path, "H100", ("kA", "kB"))
+
+
+def test_unknown_unit_is_an_input_error(tmp_path):
+    csv_path = _export(tmp_path, [_raw_row(0, "kA", 5000, 1.0)])
+    csv_path.write_text(csv_path.read_text().replace("cycle/second", "furlong/fortnight"))
+    child = {"launches": [["kA", [1, 1, 1], [1, 1, 1]]], "checks": "none"}
+    with pytest.raises(InputError, match="unit 'furlong/fortnight'"):
+        summarise("sdk/x", "small", {}, child, csv_path, "H100", ("kA",))
+
+
+def test_hardware_csv_round_trips_into_validate(tmp_path):
+    """The file `warpsim silicon` writes is a calibration file: validate runs the same workload at
+    exactly the measured sizes."""
+    csv_path = _export(tmp_path, [_raw_row(0, "vectorAdd", 6100, 3000.0)])
+    child = {"launches": [["vectorAdd", [32, 1, 1], [256, 1, 1]]], "checks": "passed (1)"}
+    sizes = get_workload("sdk/vectoradd").sizes("small")
+    row = summarise("sdk/vectoradd", "small", sizes, child, csv_path, "NVIDIA H100 80GB HBM3", ("vectorAdd",))
+    out = tmp_path / "hardware.csv"
+    write_hardware_csv([row], out)
+    assert out.read_text().splitlines()[0] == ",".join(HEADER)
+    (hw,) = read_hardware_csv(out)
+    assert hw.cycles == 6100 and hw.workload == "sdk/vectoradd" and hw.suite == "sdk"
+    rep, why = resolve(hw)
+    assert why == "" and rep.workload == "sdk/vectoradd"
+    assert get_workload(rep.workload).sizes(rep.preset, rep.sizes) == sizes
+
+
+def test_ncu_command_profiles_the_child_with_the_requested_cache_policy(tmp_path):
+    cmd = ncu_command(("a.sum", "b.max"), tmp_path / "log.csv", "all", ["python3", "-m", "x"])
+    assert cmd[:5] == ["ncu", "--csv", "--page", "raw", "--print-units"]
+    assert cmd[cmd.index("--metrics") + 1] == "a.sum,b.max"
+    assert cmd[cmd.index("--cache-control") + 1] == "all"
+    assert cmd[cmd.index("--clock-control") + 1] == "none"
+    assert cmd[-3:] == ["python3", "-m", "x"]
+    assert json.dumps(cmd)       # plain strings only
