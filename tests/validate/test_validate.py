@@ -107,3 +107,30 @@ def test_end_to_end_on_a_small_hardware_file(tmp_path):
     assert s["accelsim_ptx_mae_pct"] == 5.0 and "Other" not in doc["suites"]
     page = html.read_text()
     assert "<img" in page and "MAE" in page and "vecadd" in page
+
+
+def test_sass_mode_runs_the_sass_ptxas_emits(tmp_path):
+    """`--isa sass` simulates the workload's shipped SASS (sm_75 for QV100's cc 70: the nearest the
+    toolchain reaches): the same cycles as a direct SASS-mode simulation, different from PTX mode."""
+    p = tmp_path / "hw.csv"
+    p.write_text(HEADER + "Tiny,va,vecadd,N=512,4000,,,micro/vecadd,N=512\n")
+    out = tmp_path / "v.json"
+    res = CliRunner().invoke(app, ["validate", "--hardware", str(p), "--memory-model", "fixed",
+                                   "--isa", "sass", "--json", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    assert "SASS" in res.output
+    doc = json.loads(out.read_text())
+    assert doc["isa"] == "sass"
+    cmds, _ = load_commands("micro/vecadd", size="standard", sizes={"N": "512"}, isa="sass",
+                            binary_version=70)
+    sass = simulate(cmds, "QV100", memory_model="fixed")
+    ptx_cmds, _ = load_commands("micro/vecadd", size="standard", sizes={"N": "512"})
+    ptx = simulate(ptx_cmds, "QV100", memory_model="fixed")
+    got = doc["programs"][0]["sim_cycles"]
+    assert got == sum(k["cycles"] for k in sass.document["kernels"])
+    assert sum(k["warp_instructions"] for k in sass.document["kernels"]) != \
+        sum(k["warp_instructions"] for k in ptx.document["kernels"])
+    with pytest.raises(InputError, match="unknown ISA 'x86'"):
+        validate("QV100", p, isa="x86", memory_model="fixed")
+    res = CliRunner().invoke(app, ["validate", "--results", str(out), "--hardware", str(p), "--isa", "sass"])
+    assert res.exit_code != 0 and "--isa cannot change result documents" in str(res.exception)

@@ -23,7 +23,8 @@ def validation_table(doc: dict) -> Table:
     from warpsim.validate.pages import validation_tables
 
     progs, suites = validation_tables(doc)
-    t = Table(title=f"warpsim validate: {doc['gpu']} ({doc['memory_model']} memory) vs "
+    isa = f", {doc['isa'].upper()}" if doc.get("isa") else ""
+    t = Table(title=f"warpsim validate: {doc['gpu']} ({doc['memory_model']} memory{isa}) vs "
                     f"{Path(doc['hardware_file']).name}")
     for i, h in enumerate(progs.headers):
         t.add_column(h, justify="right" if i in progs.numeric else "left")
@@ -50,6 +51,8 @@ def validate(
     sample: str = typer.Option("full", "--sample", help="simulation method: full, pkp, pkp-inst, pks, pka, "
                                "photon-kernel, photon-warp, photon-bb, photon, auto "
                                "(see docs/sampling/intra-kernel.md)"),
+    isa: str = typer.Option("ptx", "--isa", help="simulate each workload's ptx, or the sass ptxas emits "
+                            "for the GPU (docs/sass.md)"),
     json_out: Path | None = typer.Option(None, "--json", help="write the validation document (JSON)"),
     html_out: Path | None = typer.Option(None, "--html", help="write an HTML page with the scatter plot"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no per-program progress lines"),
@@ -78,7 +81,8 @@ def validate(
             err.print(f"  {r.suite} / {r.label}: {what}", highlight=False)
 
     if results:
-        fixed = (("--set", overrides), ("--memory-model", memory), ("--sample", sample != "full"))
+        fixed = (("--set", overrides), ("--memory-model", memory), ("--sample", sample != "full"),
+                 ("--isa", isa != "ptx"))
         given = [o for o, v in fixed if v]
         if given:
             raise InputError(f"{', '.join(given)} cannot change result documents simulated elsewhere; "
@@ -91,7 +95,7 @@ def validate(
                 err.print(f"  not in the hardware file: {u}", highlight=False)
     else:
         doc = run_validate(gpu or "QV100", hardware, programs or (), overrides=overrides, memory_model=memory,
-                           sample=sample, progress=progress)
+                           sample=sample, isa=isa, progress=progress)
     if json_out:
         write_json(doc, json_out)
     if html_out:

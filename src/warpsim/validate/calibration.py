@@ -98,7 +98,7 @@ def select_rows(rows: Sequence[HardwareRow], names: Sequence[str]) -> list[Hardw
 
 
 def run_program(row: HardwareRow, gpu: str, *, overrides: Sequence[str] = (), memory_model: str | None,
-                sample: str = "full", table=CALIBRATION_PROGRAMS) -> ProgramResult:
+                sample: str = "full", table=CALIBRATION_PROGRAMS, isa: str = "ptx") -> ProgramResult:
     res = ProgramResult(row.suite, row.program, row.label, row.cycles, "not reproduced",
                         accelsim_ptx_err_pct=row.accelsim_ptx_err_pct,
                         accelsim_sass_err_pct=row.accelsim_sass_err_pct)
@@ -107,12 +107,20 @@ def run_program(row: HardwareRow, gpu: str, *, overrides: Sequence[str] = (), me
         res.reason = why
         return res
     from warpsim.api import load_commands, simulate
+    from warpsim.config import load_gpu
 
     res.workload, res.sizes = rep.workload, dict(rep.sizes)
     t0 = time.perf_counter()
     try:
         sizes = {k: str(v) for k, v in rep.sizes.items()}
-        cmds, name = load_commands(rep.workload, size=rep.preset, sizes=sizes)
+        if isa == "sass":
+            from warpsim.sampling.methods import NEEDS_PROFILE
+
+            cmds, name = load_commands(rep.workload, size=rep.preset, sizes=sizes, isa="sass",
+                                       binary_version=load_gpu(gpu, overrides).compute_capability,
+                                       profile=sample in NEEDS_PROFILE)
+        else:
+            cmds, name = load_commands(rep.workload, size=rep.preset, sizes=sizes)
         sim = simulate(cmds, gpu, overrides=overrides, memory_model=memory_model, sample=sample,
                        workload_name=name)
     except WarpsimError as exc:
@@ -213,12 +221,15 @@ def validate_results(paths: Sequence[str | Path], hardware: str | Path | None = 
 
 def validate(gpu: str = "QV100", hardware: str | Path | None = None, programs: Sequence[str] = (), *,
              overrides: Sequence[str] = (), memory_model: str | None = None, sample: str = "full",
-             table=CALIBRATION_PROGRAMS,
+             table=CALIBRATION_PROGRAMS, isa: str = "ptx",
              progress: Callable[[ProgramResult], None] | None = None) -> dict:
-    """Run the (selected) calibration programs and return the validation document."""
+    """Run the (selected) calibration programs and return the validation document. `isa="sass"`
+    simulates each workload's SASS as ptxas emits it for the GPU (docs/sass.md) instead of its PTX."""
     from warpsim.config import load_gpu
     from warpsim.config.models import check_model_overrides
 
+    if isa not in ("ptx", "sass"):
+        raise InputError(f"unknown ISA {isa!r} (ptx or sass)", key="--isa", text=isa)
     cfg = load_gpu(gpu, overrides)
     model = memory_model or cfg.memory_model
     check_model_overrides(model, overrides)
@@ -226,8 +237,9 @@ def validate(gpu: str = "QV100", hardware: str | Path | None = None, programs: S
     rows = select_rows(read_hardware_csv(hw_path), programs)
     results = []
     for row in rows:
-        r = run_program(row, str(gpu), overrides=overrides, memory_model=model, sample=sample, table=table)
+        r = run_program(row, str(gpu), overrides=overrides, memory_model=model, sample=sample, table=table,
+                        isa=isa)
         results.append(r)
         if progress:
             progress(r)
-    return _document(cfg.name, model, hw_path, sample, overrides, results)
+    return _document(cfg.name, model, hw_path, sample, overrides, results, isa=isa)

@@ -50,7 +50,8 @@ def validation_html(doc: dict) -> str:
                          groups=[p["suite"] for p in ok],
                          caption="Log-log; the dashed line is x = y. MAE = mean |error|, "
                                  "NRMSE = RMSE / mean(silicon), correlation = Pearson.")
-    heads = [f"{doc['gpu']}, {doc['memory_model']} memory model, {len(ok)} of {len(doc['programs'])} "
+    isa = f", {doc['isa'].upper()} instruction stream" if doc.get("isa") else ""
+    heads = [f"{doc['gpu']}, {doc['memory_model']} memory model{isa}, {len(ok)} of {len(doc['programs'])} "
              f"programs simulated ({doc['method']})",
              f"MAE {fmt_pct(s['mae_pct'])}, mean error {fmt_pct(s['mean_error_pct'], True)}, "
              f"Pearson {fmt_corr(s['pearson'])}; Accel-Sim on the same programs: PTX MAE "

@@ -59,7 +59,8 @@ CALIBRATION_PROGRAMS: dict[tuple[str, str], tuple[Reproduction, ...]] = {
 # B/cycle, above Accel-Sim's TITAN V measurement of 1,366 of 1,536), mergeSort's 13 passes over
 # 4M keys + values (64 MiB each, read and written) need >= 426K cycles against 52,905;
 # sortingNetworks' 290 launches over 1M keys + values (16 MiB each) >= 2.38M against 85,713 (and
-# 290 launches in 85,713 cycles would be 296 cycles, 0.26 us, per launch). The bundled rodinia/bfs, kmeans and nn run generated inputs.
+# 290 launches in 85,713 cycles would be 296 cycles, 0.26 us, per launch).
+# The bundled rodinia/bfs, kmeans and nn run generated inputs.
 
 
 
