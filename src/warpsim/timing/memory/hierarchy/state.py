@@ -44,16 +44,25 @@ TYPE_NAMES = ("GLOBAL_ACC_R", "LOCAL_ACC_R", "GLOBAL_ACC_W", "LOCAL_ACC_W", "ATO
 # ---- access outcome (stats columns), Accel-Sim names ----------------------------------------
 S_HIT, S_HIT_RESERVED, S_MISS, S_RESERVATION_FAIL, S_SECTOR_MISS, S_MSHR_HIT, N_STATUS = range(7)
 STATUS_NAMES = ("HIT", "HIT_RESERVED", "MISS", "RESERVATION_FAIL", "SECTOR_MISS", "MSHR_HIT")
-F_LINE_ALLOC, F_MISS_QUEUE_FULL, F_MSHR_ENTRY, F_MSHR_MERGE, N_FAIL = range(5)
+
+
+def _codes(n: int) -> tuple[np.int64, ...]:
+    """Codes passed as arguments inside the core are numpy scalars: numba types a global Python int
+    as Literal[int](k) and compiles a callee once per literal it receives; np.int64 is one type."""
+    return tuple(np.int64(i) for i in range(n))
+
+
+F_LINE_ALLOC, F_MISS_QUEUE_FULL, F_MSHR_ENTRY, F_MSHR_MERGE = _codes(4)
+N_FAIL = 4
 FAIL_NAMES = ("LINE_ALLOC_FAIL", "MISS_QUEUE_FULL", "MSHR_ENRTY_FAIL", "MSHR_MERGE_ENRTY_FAIL")
 
 # ---- request kinds (what a pool record currently is) ----------------------------------------
-RK_READ, RK_WRITE, RK_ATOMIC, RK_READ_BYPASS, RK_DRAM_READ, RK_DRAM_WRITE = range(6)
+RK_READ, RK_WRITE, RK_ATOMIC, RK_READ_BYPASS, RK_DRAM_READ, RK_DRAM_WRITE = _codes(6)
 # request flags
 RF_REPLY = 1          # travelling back to the SM (data or write ack)
 
 # ---- heap event kinds -----------------------------------------------------------------------
-EV_SLOT_DEC, EV_MQ_PUSH, EV_L2_ARRIVE, EV_SM_ARRIVE, EV_DRAM_RET = range(5)
+EV_SLOT_DEC, EV_MQ_PUSH, EV_L2_ARRIVE, EV_SM_ARRIVE, EV_DRAM_RET = _codes(5)
 EV_BITS = 3
 
 # ---- DRAM per-channel counters d_st[ch, :] --------------------------------------------------

@@ -12,11 +12,13 @@ Refusals for the shared pool or instruction slots still retry on the next cycle.
 
 from __future__ import annotations
 
+import numpy as np
+
 from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.state import jit
 
-WAIT_MQ = 1          # refused for a full L1 miss queue
-WAIT_EPOCH = 2       # refused for MSHRs (entries or merge slots)
+WAIT_MQ = np.int64(1)      # refused for a full L1 miss queue (np.int64: see state._codes)
+WAIT_EPOCH = np.int64(2)   # refused for MSHRs (entries or merge slots)
 QUEUED = 4           # already on the wake list
 RETRY_NEXT_CYCLE = -1    # hier_issue / mem_issue refusal codes
 RETRY_ON_WAKE = -2
