@@ -335,32 +335,40 @@ def hot_setp_int(i, xs, nx, dense, R, P, D, DB, O):
     return True
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _fma32(a, b, c):
     """fma.rn.f32 as the reference computes it (exact product, two_sum, round-to-odd in float64, one
-    rounding to float32). Round-to-odd changes the float32 result only when the float64 sum lies exactly
-    half-way between two float32 values (or rounds to infinity), so the adjustment is made only then."""
+    rounding to float32). Rounding the float64 sum to float32 can differ from rounding the exact sum
+    only when the float64 sum lies exactly half-way between two float32 values (or rounds to
+    infinity): that test comes first, and the error term is computed only for those lanes."""
     p = np.float64(a) * np.float64(b)
     cc = np.float64(c)
     s = p + cc
+    r = np.float32(s)
+    h = np.float64(r)
+    if math.isfinite(h):
+        d = s - h
+        if d == 0:
+            return r                   # s is a float32 value: so is the exact sum's rounding
+        o = s + d                      # s reflected across h: a float32 value iff s is half-way
+        if np.float64(np.float32(o)) != o:
+            return r
+    elif not math.isfinite(s):
+        return r                       # inf or NaN inputs: no rounding question
+    return _fma32_tie(p, cc, s)
+
+
+@njit(cache=True)
+def _fma32_tie(p, cc, s):
+    """The rare half-way (or overflowing) lanes: round-to-odd by the two_sum error, as the reference."""
     bb = s - p
     err = (p - (s - bb)) + (cc - bb)
-    r = np.float32(s)
-    if err != 0 and math.isfinite(err) and math.isfinite(s):
-        h = np.float64(r)
-        tie = not math.isfinite(h)
-        if not tie:
-            d = s - h
-            if d != 0:
-                o = s + d
-                tie = np.float64(np.float32(o)) == o
-        if tie:       # s even (a half-way point has trailing zero bits): one float64 ulp toward the error
-            if (err < 0) == (s < 0):
-                s = np.nextafter(s, _INF if s > 0 else -_INF)
-            else:
-                s = np.nextafter(s, 0.0)
-            r = np.float32(s)
-    return r
+    if err != 0 and math.isfinite(err):
+        if (err < 0) == (s < 0):       # s even (a half-way point has trailing zero bits)
+            s = np.nextafter(s, _INF if s > 0 else -_INF)
+        else:
+            s = np.nextafter(s, 0.0)
+    return np.float32(s)
 
 
 @njit(inline="always")
