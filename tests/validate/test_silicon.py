@@ -1,14 +1,15 @@
 """`warpsim silicon` without a GPU: the CuPy adapter is driven through a stand-in whose memory and
-launches are warpsim's emulator (so the drivers' numpy checks still decide), and the ncu exports
-are hand-written in Nsight Compute's raw CSV layout."""
+launches are warpsim's emulator (so the drivers' numpy checks still decide; silicon_fakes/cupy),
+ncu exports are hand-written in Nsight Compute's raw CSV layout, and the whole measurement runs with
+stand-in nvcc and ncu executables."""
 
 from __future__ import annotations
 
-import ctypes
+import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,58 +17,22 @@ import pytest
 from warpsim.errors import InputError, WarpsimError
 from warpsim.validate.calibration import resolve
 from warpsim.validate.hardware import read_hardware_csv
-from warpsim.validate.silicon import HEADER, ncu_command, summarise, write_hardware_csv
+from warpsim.validate.silicon import HEADER, measure, ncu_command, summarise, write_hardware_csv
 from warpsim.validate.silicon_device import CupyApi, entry_param_types, kernel_arguments
 from warpsim.workloads.device import Ptr
 from warpsim.workloads.registry import get_workload
 from warpsim.workloads.runner import run_workload
 
-
-class _FakeCupy:
-    """The slice of CuPy that CupyApi uses, over one emulator device."""
-
-    uint8 = np.uint8
-
-    def __init__(self) -> None:
-        from warpsim.host import Device
-
-        self.dev = Device()
-        self.launched: list[tuple] = []
-        rt = SimpleNamespace(memcpyHostToDevice=1, memcpyDeviceToHost=2, deviceSynchronize=lambda: None,
-                             memcpy=self._memcpy)
-        self.cuda = SimpleNamespace(runtime=rt)
-
-    def empty(self, n: int, dtype) -> SimpleNamespace:
-        return SimpleNamespace(data=SimpleNamespace(ptr=self.dev.alloc(int(n)).ptr))
-
-    def _memcpy(self, dst: int, src: int, size: int, kind: int) -> None:
-        from warpsim.host import DeviceArray
-
-        if kind == 1:
-            self.dev.write(dst, np.frombuffer((ctypes.c_uint8 * size).from_address(src), np.uint8).copy())
-        else:
-            data = self.dev.to_host(DeviceArray(self.dev, src, (size,), np.dtype(np.uint8)))
-            ctypes.memmove(dst, data.ctypes.data, size)
-
-    def RawModule(self, path: str) -> SimpleNamespace:  # noqa: N802 - CuPy's name
-        from warpsim.host import load_ptx
-
-        mod = load_ptx(Path(path), device=self.dev)
-
-        def get_function(name: str):
-            def launch(grid, block, args, shared_mem=0):
-                assert all(isinstance(a, np.generic) for a in args)     # widths fixed by the adapter
-                self.launched.append((name, grid, block, [a.dtype for a in args]))
-                mod.launch(name, grid, block, [a.item() for a in args], shared_bytes=shared_mem)
-            return launch
-
-        return SimpleNamespace(get_function=get_function,
-                               get_global=lambda n: SimpleNamespace(ptr=mod.symbol(n)))
+FAKES = Path(__file__).parent / "silicon_fakes"     # holds `cupy`, the stand-in child processes import
+_spec = importlib.util.spec_from_file_location("warpsim_fake_cupy", FAKES / "cupy" / "__init__.py")
+_fake_module = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_fake_module)
+FakeCupy = _fake_module.FakeCupy
 
 
 @pytest.fixture
 def fake_cupy(monkeypatch):
-    fake = _FakeCupy()
+    fake = FakeCupy()
     monkeypatch.setitem(sys.modules, "cupy", fake)
     return fake
 
@@ -173,10 +138,71 @@ def test_hardware_csv_round_trips_into_validate(tmp_path):
 
 
 def test_ncu_command_profiles_the_child_with_the_requested_cache_policy(tmp_path):
-    cmd = ncu_command(("a.sum", "b.max"), tmp_path / "log.csv", "all", ["python3", "-m", "x"])
+    cmd = ncu_command(("a.sum", "b.max"), "all", ["python3", "-m", "x"])
     assert cmd[:5] == ["ncu", "--csv", "--page", "raw", "--print-units"]
     assert cmd[cmd.index("--metrics") + 1] == "a.sum,b.max"
     assert cmd[cmd.index("--cache-control") + 1] == "all"
     assert cmd[cmd.index("--clock-control") + 1] == "none"
     assert cmd[-3:] == ["python3", "-m", "x"]
     assert json.dumps(cmd)       # plain strings only
+
+
+FAKE_NVCC = """
+import shutil, sys
+args = sys.argv[1:]
+cu, out = next(a for a in args if a.endswith(".cu")), args[args.index("-o") + 1]
+if "/micro/" in cu:
+    sys.exit("nvcc stand-in: refusing " + cu)
+shutil.copy(cu[:-3] + ".ptx", out)       # the stand-in loads PTX where CuPy loads a cubin
+"""
+
+# Runs the profiled command, then prints what ncu --csv --page raw prints: header, units, one row per
+# launch of the child's summary (cycles 1000, 2000, ... in launch order) and a foreign kernel.
+FAKE_NCU = """
+import csv, json, subprocess, sys
+args = sys.argv[1:]
+metrics = args[args.index("--metrics") + 1].split(",")
+child = args[args.index("--target-processes") + 2:]
+subprocess.run(child, check=True, stdout=subprocess.DEVNULL)
+launches = json.load(open(child[6]))["launches"]
+w = csv.writer(sys.stdout, quoting=csv.QUOTE_ALL)
+w.writerow(["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", *metrics])
+w.writerow(["", "", "", "", "", "", "", *["cycle/second" if m.endswith("per_second") else "nsecond"
+           if m.startswith("gpu__time") else "" for m in metrics]])
+rows = [(k, 1000 * (i + 1)) for i, (k, _, _) in enumerate(launches)] + [("cupy_fill", 7)]
+for i, (k, c) in enumerate(rows):
+    vals = [1.5e9 if m.endswith("per_second") else c for m in metrics]
+    w.writerow([i, 1, "python3", "host", k, 1, 7, *vals])
+"""
+
+
+def test_measure_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
+    """measure(): compile, two profiled passes of the child process, the hardware file, the ncu
+    exports and a failure that does not lose the other workloads."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("nvcc", FAKE_NVCC), ("ncu", FAKE_NCU)):
+        (bin_dir / name).write_text(f"#!{sys.executable}\n{text}")
+        (bin_dir / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(FAKES), *sys.path]))
+    monkeypatch.setitem(sys.modules, "cupy", _fake_module)
+    out = tmp_path / "out"
+    with pytest.raises(InputError, match="no bundled workload named 'sdk/nonexistent'"):
+        measure(["sdk/vectoradd", "sdk/nonexistent"], "tiny", out)
+    assert not out.exists()
+    rows = measure(["sdk/vectoradd", "micro/vecadd", "rodinia/lud"], "tiny", out, progress=lambda s: None)
+    assert [r.workload for r in rows] == ["sdk/vectoradd", "rodinia/lud"]
+    lud = rows[1]
+    n = lud.launches
+    assert n == len(run_workload("rodinia/lud", "tiny", api=None, verify=False).launches)
+    assert lud.cycles == 1000 * n * (n + 1) / 2          # the foreign kernel is left out
+    assert lud.sm_clock_mhz == pytest.approx(1500.0) and lud.checks.startswith("passed")
+    assert lud.gpu == "Fake GPU (warpsim emulator)"
+    (va, lu) = read_hardware_csv(out / "hardware.csv")
+    assert (va.cycles, lu.cycles) == (1000, lud.cycles)
+    assert lu.sizes == {k: str(v) for k, v in get_workload("rodinia/lud").sizes("tiny").items()}
+    assert (out / "rodinia_lud_tiny.counters.ncu.csv").is_file()
+    failures = json.loads((out / "failures.json").read_text())
+    assert list(failures) == ["micro/vecadd"] and "refusing" in failures["micro/vecadd"]
+    assert json.loads((out / "kernels.json").read_text())["sdk/vectoradd"] == [["vectorAdd", 1000.0]]

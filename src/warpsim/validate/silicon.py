@@ -140,11 +140,12 @@ def write_hardware_csv(rows: Sequence[SiliconRow], path: Path) -> None:
             w.writerow(r.csv_row())
 
 
-def ncu_command(metrics: Sequence[str], log: Path, cache_control: str, child: Sequence[str],
-                ncu: str = "ncu") -> list[str]:
+def ncu_command(metrics: Sequence[str], cache_control: str, child: Sequence[str], ncu: str = "ncu"
+                ) -> list[str]:
+    """ncu printing one CSV row per launch on its standard output (the child prints nothing there)."""
     return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", ",".join(metrics),
             "--cache-control", cache_control, "--clock-control", "none", "--target-processes", "all",
-            "--log-file", str(log), *child]
+            *child]
 
 
 def expand_names(picks: Sequence[str]) -> list[str]:
@@ -168,12 +169,12 @@ def measure(names: Sequence[str], preset: str, out: Path, *, sizes: dict[str, st
     ncu = shutil.which("ncu")
     if ncu is None:
         raise InputError("Nsight Compute (ncu) is not on PATH: silicon measurement needs it", key="ncu")
+    workloads = {name: get_workload(name) for name in names}    # unknown names fail before any run
     out.mkdir(parents=True, exist_ok=True)
     arch, gpu = gpu_arch(), _gpu_name()
     rows: list[SiliconRow] = []
     failures: dict[str, str] = {}
-    for name in names:
-        wl = get_workload(name)
+    for name, wl in workloads.items():
         resolved = wl.sizes(preset, sizes or {})
         stem = name.replace("/", "_") + f"_{preset}"
         t0 = time.perf_counter()
@@ -183,11 +184,11 @@ def measure(names: Sequence[str], preset: str, out: Path, *, sizes: dict[str, st
             child = [sys.executable, "-m", "warpsim.validate.silicon", name, preset, str(cubin), str(summary),
                      json.dumps({k: str(v) for k, v in (sizes or {}).items()}), str(seed)]
             cyc = out / f"{stem}.cycles.ncu.csv"
-            _run(ncu_command(CYCLE_METRICS, cyc, "none", child, ncu), timeout_s, name)
+            _run(ncu_command(CYCLE_METRICS, "none", child, ncu), cyc, timeout_s, name)
             doc = json.loads(summary.read_text())
             row = summarise(name, preset, resolved, doc, cyc, gpu, wl.kernels)
             if counters:
-                _run(ncu_command(COUNTER_METRICS, out / f"{stem}.counters.ncu.csv", "all", child, ncu),
+                _run(ncu_command(COUNTER_METRICS, "all", child, ncu), out / f"{stem}.counters.ncu.csv",
                      timeout_s, name)
             rows.append(row)
             progress(f"{name} ({preset}): {row.cycles:,.0f} cycles in {row.launches} launches at "
@@ -201,12 +202,13 @@ def measure(names: Sequence[str], preset: str, out: Path, *, sizes: dict[str, st
     return rows
 
 
-def _run(cmd: Sequence[str], timeout_s: float, name: str) -> None:
+def _run(cmd: Sequence[str], stdout: Path, timeout_s: float, name: str) -> None:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    res = subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout_s, env=env)
+    with open(stdout, "w") as fh:
+        res = subprocess.run(list(cmd), stdout=fh, stderr=subprocess.PIPE, text=True, timeout=timeout_s,
+                             env=env)
     if res.returncode:
-        raise RuntimeError(f"{name}: {' '.join(cmd[:3])} ... exited {res.returncode}:\n"
-                           f"{(res.stderr or res.stdout)[-3000:]}")
+        raise RuntimeError(f"{name}: {' '.join(cmd[:3])} ... exited {res.returncode}:\n{res.stderr[-3000:]}")
 
 
 def _gpu_name() -> str:
