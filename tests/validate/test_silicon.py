@@ -190,6 +190,8 @@ def test_measure_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
     out = tmp_path / "out"
     with pytest.raises(InputError, match="no bundled workload named 'sdk/nonexistent'"):
         measure(["sdk/vectoradd", "sdk/nonexistent"], "tiny", out)
+    with pytest.raises(InputError, match="has no size 'ROWS'"):
+        measure(["sdk/vectoradd", "rodinia/hotspot"], "tiny", out, sizes={"ROWS": "64"})
     assert not out.exists()
     rows = measure(["sdk/vectoradd", "micro/vecadd", "rodinia/lud"], "tiny", out, progress=lambda s: None)
     assert [r.workload for r in rows] == ["sdk/vectoradd", "rodinia/lud"]

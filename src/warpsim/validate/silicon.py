@@ -169,13 +169,15 @@ def measure(names: Sequence[str], preset: str, out: Path, *, sizes: dict[str, st
     ncu = shutil.which("ncu")
     if ncu is None:
         raise InputError("Nsight Compute (ncu) is not on PATH: silicon measurement needs it", key="ncu")
-    workloads = {name: get_workload(name) for name in names}    # unknown names fail before any run
+    # unknown workloads, presets or size keys fail before anything runs
+    workloads = {name: get_workload(name) for name in names}
+    resolved_sizes = {name: wl.sizes(preset, sizes or {}) for name, wl in workloads.items()}
     out.mkdir(parents=True, exist_ok=True)
     arch, gpu = gpu_arch(), _gpu_name()
     rows: list[SiliconRow] = []
     failures: dict[str, str] = {}
     for name, wl in workloads.items():
-        resolved = wl.sizes(preset, sizes or {})
+        resolved = resolved_sizes[name]
         stem = name.replace("/", "_") + f"_{preset}"
         t0 = time.perf_counter()
         try:
