@@ -134,3 +134,16 @@ def test_sass_mode_runs_the_sass_ptxas_emits(tmp_path):
         validate("QV100", p, isa="x86", memory_model="fixed")
     res = CliRunner().invoke(app, ["validate", "--results", str(out), "--hardware", str(p), "--isa", "sass"])
     assert res.exit_code != 0 and "--isa cannot change result documents" in str(res.exception)
+
+
+def test_sampled_validation_records_the_profiles_photon_needs(tmp_path):
+    """`validate --sample photon` (PTX mode) simulates what `simulate(name, sample="photon")` does;
+    it failed before with "photon-kernel needs per-warp basic-block vectors"."""
+    p = tmp_path / "hw.csv"
+    p.write_text(HEADER + "Tiny,va,vecadd,N=4096,4000,,,micro/vecadd,N=4096\n")
+    doc = validate("QV100", p, memory_model="fixed", sample="photon")
+    (prog,) = doc["programs"]
+    assert prog["status"] == "ok", prog["reason"]
+    ref = simulate("micro/vecadd", "QV100", memory_model="fixed", sample="photon", size="standard",
+                   sizes={"N": "4096"})
+    assert prog["sim_cycles"] == int(sum(k["cycles"] for k in ref.document["kernels"]))

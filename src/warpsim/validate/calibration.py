@@ -113,14 +113,13 @@ def run_program(row: HardwareRow, gpu: str, *, overrides: Sequence[str] = (), me
     t0 = time.perf_counter()
     try:
         sizes = {k: str(v) for k, v in rep.sizes.items()}
-        if isa == "sass":
-            from warpsim.sampling.methods import NEEDS_PROFILE
+        from warpsim.sampling.methods import NEEDS_PROFILE
 
-            cmds, name = load_commands(rep.workload, size=rep.preset, sizes=sizes, isa="sass",
-                                       binary_version=load_gpu(gpu, overrides).compute_capability,
-                                       profile=sample in NEEDS_PROFILE)
-        else:
-            cmds, name = load_commands(rep.workload, size=rep.preset, sizes=sizes)
+        # sampling methods that need each launch's profile (Photon, PKS, auto) get it recorded here,
+        # as `simulate` does when it loads a workload by name
+        binary = load_gpu(gpu, overrides).compute_capability if isa == "sass" else None
+        cmds, name = load_commands(rep.workload, size=rep.preset, sizes=sizes, isa=isa, binary_version=binary,
+                                   profile=sample in NEEDS_PROFILE)
         sim = simulate(cmds, gpu, overrides=overrides, memory_model=memory_model, sample=sample,
                        workload_name=name)
     except WarpsimError as exc:
