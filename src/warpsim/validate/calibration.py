@@ -108,13 +108,12 @@ def run_program(row: HardwareRow, gpu: str, *, overrides: Sequence[str] = (), me
         return res
     from warpsim.api import load_commands, simulate
     from warpsim.config import load_gpu
+    from warpsim.sampling.methods import NEEDS_PROFILE
 
     res.workload, res.sizes = rep.workload, dict(rep.sizes)
     t0 = time.perf_counter()
     try:
         sizes = {k: str(v) for k, v in rep.sizes.items()}
-        from warpsim.sampling.methods import NEEDS_PROFILE
-
         # sampling methods that need each launch's profile (Photon, PKS, auto) get it recorded here,
         # as `simulate` does when it loads a workload by name
         binary = load_gpu(gpu, overrides).compute_capability if isa == "sass" else None

@@ -22,7 +22,8 @@ class HwKernel:
     values: dict[str, float] = field(default_factory=dict)
 
 
-def _num(text: str) -> float | None:
+def parse_number(text: str) -> float | None:
+    """A counter value as ncu or Accel-Sim writes it (thousands separators, n/a): float or None."""
     t = (text or "").strip().replace(",", "")
     if not t or t in ("n/a", "N/A", "-"):
         return None
@@ -48,7 +49,7 @@ def _accelsim(rows: list[dict], path: Path) -> list[HwKernel]:
         vals = {}
         for c in COUNTERS.values():
             for col in c.accelsim:
-                v = _num(raw.get(col, ""))
+                v = parse_number(raw.get(col, ""))
                 if v is not None:
                     vals[c.name] = v
                     break
@@ -57,11 +58,12 @@ def _accelsim(rows: list[dict], path: Path) -> list[HwKernel]:
     return out
 
 
-def _nsight_values(metrics: dict[str, str]) -> dict[str, float]:
+def nsight_values(metrics: dict[str, str]) -> dict[str, float]:
+    """warpsim's counters (COUNTERS names) from one launch's Nsight Compute metrics."""
     vals = {}
     for c in COUNTERS.values():
         for m in c.nsight:
-            v = _num(metrics.get(m, ""))
+            v = parse_number(metrics.get(m, ""))
             if v is not None:
                 vals[c.name] = v
                 break
@@ -74,7 +76,7 @@ def _nsight_wide(rows: list[dict]) -> list[HwKernel]:
     for i, raw in enumerate(rows, start=2):
         if not (raw.get("ID") or "").strip() or not raw.get("Kernel Name"):
             continue          # the units row under the header
-        out.append(HwKernel(raw.get("Process Name", ""), raw["Kernel Name"], i, _nsight_values(raw)))
+        out.append(HwKernel(raw.get("Process Name", ""), raw["Kernel Name"], i, nsight_values(raw)))
     return out
 
 
@@ -86,7 +88,7 @@ def _nsight_long(rows: list[dict]) -> list[HwKernel]:
             continue
         entry = launches.setdefault(lid, (raw.get("Process Name", ""), raw.get("Kernel Name", ""), i, {}))
         entry[3][raw.get("Metric Name", "")] = raw.get("Metric Value", "")
-    return [HwKernel(b, k, line, _nsight_values(m)) for b, k, line, m in launches.values()]
+    return [HwKernel(b, k, line, nsight_values(m)) for b, k, line, m in launches.values()]
 
 
 def _skip_preamble(lines: list[str]) -> list[str]:
@@ -95,6 +97,21 @@ def _skip_preamble(lines: list[str]) -> list[str]:
         if line.startswith('"ID"') or line.startswith("ID,") or line.startswith("Benchmark"):
             return lines[i:]
     return lines
+
+
+def read_nsight_raw(path: Path) -> tuple[dict[str, str], list[tuple[int, dict[str, str]]]]:
+    """A wide `ncu --csv --page raw` export: its units row (metric -> unit) and its launch rows
+    (line number, metric -> value)."""
+    lines = _skip_preamble(path.read_text(errors="replace").splitlines())
+    units: dict[str, str] = {}
+    rows = []
+    for i, raw in enumerate(csv.DictReader(lines), start=2):
+        raw = {(k or "").strip(): (v or "").strip() for k, v in raw.items()}
+        if not raw.get("ID"):
+            units = raw
+        elif raw.get("Kernel Name"):
+            rows.append((i, raw))
+    return units, rows
 
 
 def read_hw_counters(path: str | Path) -> tuple[str, list[HwKernel]]:

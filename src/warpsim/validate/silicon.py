@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from warpsim.errors import InputError
-from warpsim.validate.hwcounters import read_hw_counters
+from warpsim.validate.hwcounters import nsight_values, parse_number, read_nsight_raw
 
 CYCLE_METRICS = ("gpc__cycles_elapsed.max", "gpc__cycles_elapsed.avg", "sm__cycles_elapsed.avg",
                  "gpc__cycles_elapsed.avg.per_second", "gpu__time_duration.sum", "smsp__inst_executed.sum")
@@ -82,54 +82,49 @@ RATE_TO_MHZ = {"cycle/second": 1e-6, "cycle/msecond": 1e-3, "cycle/usecond": 1.0
                "hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}
 
 
-def metric_values(path: Path, metric: str, scale: dict[str, float]) -> list[tuple[str, float]]:
-    """One metric's per-launch (kernel, value) pairs from a wide `ncu --csv --page raw` export,
-    converted by its unit (the row under the header) through `scale`; an unknown unit is an error."""
-    from warpsim.validate.hwcounters import _num, _skip_preamble
-
-    lines = _skip_preamble(path.read_text(errors="replace").splitlines())
-    out, factor = [], None
-    for i, raw in enumerate(csv.DictReader(lines), start=2):
-        if not (raw.get("ID") or "").strip():                 # the units row
-            unit = (raw.get(metric) or "").strip()
-            if unit:
-                if unit.lower() not in scale:
-                    raise InputError(f"unit {unit!r} of {metric} is not one of {', '.join(scale)}",
-                                     path=str(path), line=i)
-                factor = scale[unit.lower()]
-            continue
-        v = _num(raw.get(metric, ""))
-        if v is not None and raw.get("Kernel Name"):
-            out.append((raw["Kernel Name"].split("(")[0], v * (1.0 if factor is None else factor)))
-    return out
+def unit_factor(units: dict[str, str], metric: str, scale: dict[str, float], path: Path) -> float:
+    """The factor taking `metric`'s unit (ncu's units row) into `scale`'s unit; unknown: an error."""
+    unit = units.get(metric, "")
+    if not unit:
+        return 1.0
+    if unit.lower() not in scale:
+        raise InputError(f"units row: unit {unit!r} of {metric} is not one of {', '.join(scale)}",
+                         path=str(path))
+    return scale[unit.lower()]
 
 
 def summarise(workload: str, preset: str, sizes: dict, child: dict, cycles_csv: Path, gpu: str,
               kernels: Sequence[str]) -> SiliconRow:
     """A workload's row from its cycles export and the child's summary. The launches ncu saw must be
     the driver's launches, one for one, or the measurement is not of this program: an error."""
-    _, hw = read_hw_counters(cycles_csv)
-    hw = [k for k in hw if k.kernel.split("(")[0] in kernels]
-    names = [k.kernel.split("(")[0] for k in hw]
+    units, raw = read_nsight_raw(cycles_csv)
+    launches = [(r["Kernel Name"].split("(")[0], r) for _, r in raw]
+    launches = [(k, r) for k, r in launches if k in kernels]        # e.g. a library's fill kernel
+    names = [k for k, _ in launches]
     made = [r[0] for r in child["launches"]]
     if names != made:
         first = next((i for i, (a, b) in enumerate(zip(names, made, strict=False)) if a != b),
                      min(len(names), len(made)))
         raise InputError(f"{workload}: ncu profiled {len(names)} launches of its kernels, the driver made "
                          f"{len(made)} (first difference at launch {first})", path=str(cycles_csv))
-    missing = [k.kernel for k in hw if "cycles" not in k.values]
+    values = [nsight_values(r) for _, r in launches]
+    missing = [k for (k, _), v in zip(launches, values, strict=True) if "cycles" not in v]
     if missing:
         raise InputError(f"{workload}: no {CYCLE_METRICS[0]} for {missing[0]}", path=str(cycles_csv))
-    clock = [v for k, v in metric_values(cycles_csv, "gpc__cycles_elapsed.avg.per_second", RATE_TO_MHZ)
-             if k in kernels]
-    time_ns = [v for k, v in metric_values(cycles_csv, "gpu__time_duration.sum", TIME_TO_NS) if k in kernels]
-    insts = [k.values.get("warp_instructions") for k in hw]
+
+    def column(metric: str, scale: dict[str, float]) -> list[float]:
+        f = unit_factor(units, metric, scale, cycles_csv)
+        return [v * f for _, r in launches if (v := parse_number(r.get(metric, ""))) is not None]
+
+    clock = column("gpc__cycles_elapsed.avg.per_second", RATE_TO_MHZ)
+    time_ns = column("gpu__time_duration.sum", TIME_TO_NS)
+    insts = [v.get("warp_instructions") for v in values]
     return SiliconRow(
-        workload, preset, sizes, sum(k.values["cycles"] for k in hw), len(hw),
+        workload, preset, sizes, sum(v["cycles"] for v in values), len(launches),
         (sum(clock) / len(clock)) if clock else 0.0, sum(time_ns) / 1e3,
         None if any(v is None for v in insts) else float(sum(insts)),  # type: ignore[arg-type]
         child["checks"], gpu, _dt.date.today().isoformat(),
-        [(k.kernel.split("(")[0], k.values["cycles"]) for k in hw])
+        [(k, v["cycles"]) for (k, _), v in zip(launches, values, strict=True)])
 
 
 def write_hardware_csv(rows: Sequence[SiliconRow], path: Path) -> None:

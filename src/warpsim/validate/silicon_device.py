@@ -64,13 +64,10 @@ def kernel_arguments(kernel: str, args: Sequence[Any], types: Sequence[np.dtype]
             out.append(np.uint64(int(a)))
             continue
         v = a if isinstance(a, np.generic) else np.array(a)[()]
-        if v.dtype.itemsize != t.itemsize and isinstance(a, np.generic):
+        if (v.dtype.kind == "f") != (t.kind == "f") or (a is v and v.dtype.itemsize != t.itemsize):
             raise WarpsimError(f"{where} is {v.dtype}, the parameter is {t}")
-        if (v.dtype.kind == "f") != (t.kind == "f"):
-            raise WarpsimError(f"{where} is {v.dtype}, the parameter is {t}")
-        # same width: reinterpret signedness (as the bits reach the kernel); Python scalars: cast
-        out.append(v.view(t) if isinstance(a, np.generic) and v.dtype.kind != "f"
-                   else np.array(v).astype(t)[()])
+        # numpy scalars keep their bits (signedness reinterpreted); Python scalars are cast
+        out.append(v.view(t) if a is v else v.astype(t))
     return out
 
 
