@@ -123,6 +123,10 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     check_model_overrides(memory_model or cfg.memory_model, overrides)
     sample = sample or "full"
     check_method(sample, cfg)
+    if workers is not None or parallel:
+        from warpsim.checkpoint.parallel import prestart
+
+        prestart(target, memory_model=memory_model or cfg.memory_model, workers=workers, dask=dask, isa=isa)
     if isinstance(target, str | Path):
         commands, name = load_commands(target, size=size, sizes=sizes, profile=sample in NEEDS_PROFILE,
                                        isa=isa, binary_version=cfg.compute_capability)

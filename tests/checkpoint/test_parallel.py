@@ -124,20 +124,28 @@ def test_dask_path_with_a_stand_in_client(monkeypatch, one_worker):
         def close(self):
             calls.append(("close",))
 
-    stub = types.SimpleNamespace(Client=Client, LocalCluster=lambda **kw: ("local", kw["n_workers"]))
+    def wait(fs, return_when):
+        calls.append(("wait", return_when))
+        return types.SimpleNamespace(done={f for f in fs if f.done()})
+
+    stub = types.SimpleNamespace(Client=Client, LocalCluster=lambda **kw: ("local", kw["n_workers"]),
+                                 wait=wait)
     monkeypatch.setitem(sys.modules, "distributed", stub)
     doc = api.simulate(WL, memory_model="fixed", parallel=True, dask="tcp://scheduler:8786").document
     assert _strip(doc) == _strip(one_worker)
     assert calls[0] == ("client", "tcp://scheduler:8786") and calls[-1] == ("close",)
     assert calls.count(("submit", False)) == 12
+    assert ("wait", "FIRST_COMPLETED") in calls
 
 
 def test_tasks_in_flight_are_bounded_and_results_keep_launch_order():
+    """Tasks finish out of order (the first one last, as a long kernel would): the others keep
+    flowing past it, at most `window` are ever in flight, and results come back in launch order."""
     from concurrent.futures import Future
 
     from warpsim.checkpoint.parallel import _windowed
 
-    made, live, peak = [], [], [0]
+    made, live, peak, finished = [], [], [0], []
 
     def tasks():
         for i in range(10):
@@ -147,16 +155,23 @@ def test_tasks_in_flight_are_bounded_and_results_keep_launch_order():
     def submit(i):
         f = Future()
         f.set_result(i * i)
+        f.task = i
         live.append(f)
         peak[0] = max(peak[0], len(live))
         return f
 
     def result(f):
         live.remove(f)
+        finished.append(f.task)
         return f.result()
 
-    assert _windowed(submit, tasks(), 3, result) == [i * i for i in range(10)]
+    def wait_any(futures):          # task 0 is the long one: it finishes only when alone
+        others = [f for f in futures if f.task != 0]
+        return {others[-1]} if others else set(futures)
+
+    assert _windowed(submit, tasks(), 3, result, wait_any) == [i * i for i in range(10)]
     assert peak[0] == 3 and made == list(range(10))
+    assert finished[-1] == 0 and sorted(finished) == list(range(10))
 
 
 @pytest.mark.parametrize("method", ["pkp", "pka"])

@@ -19,7 +19,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections import deque
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -104,41 +104,81 @@ def run_tasks(spec: dict, cmds: list, indices: list[int], *, workers: int, dask:
             info = client.scheduler_info() if hasattr(client, "scheduler_info") else {}
             window = 2 * max(workers, len(info.get("workers", {})))
             return _windowed(lambda t: client.submit(run_task, spec, t, pure=False), tasks, window,
-                             lambda f: f.result())
+                             lambda f: f.result(),
+                             lambda fs: distributed.wait(fs, return_when="FIRST_COMPLETED").done)
         finally:
             client.close()
             if cluster is not None:
                 cluster.close()
     if workers == 1:
         return [run_task(spec, t) for t in tasks]
-    # a fork server that loads the compiled code once (warmup.py); workers fork from it warm
+    ctx = start_fork_server(spec["memory_model"] or spec["cfg"].memory_model)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        return _windowed(lambda t: pool.submit(run_task, spec, t), tasks, 2 * workers,
+                         lambda f: f.result(), _first_completed)
+
+
+def start_fork_server(memory_model: str, ptx_paths: Sequence[str] = ()):
+    """The workers' fork server (a process context), started now unless it runs already: it loads
+    the compiled code and the PTX modules at `ptx_paths` once (warmup.py), and workers fork from it
+    warm. Started before the host program runs, its warm-up overlaps the host program's."""
+    from multiprocessing import forkserver
+
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["warpsim.checkpoint.warmup"])
-    before = os.environ.get("WARPSIM_WARM_MODEL")
-    os.environ["WARPSIM_WARM_MODEL"] = spec["memory_model"] or spec["cfg"].memory_model
+    env = {"WARPSIM_WARM_MODEL": memory_model, "WARPSIM_WARM_PTX": os.pathsep.join(map(str, ptx_paths))}
+    before = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)        # the server inherits the environment it starts with
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            return _windowed(lambda t: pool.submit(run_task, spec, t), tasks, 2 * workers,
-                             lambda f: f.result())
+        forkserver.ensure_running()
     finally:
-        if before is None:
-            os.environ.pop("WARPSIM_WARM_MODEL", None)
-        else:
-            os.environ["WARPSIM_WARM_MODEL"] = before
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return ctx
 
 
-def _windowed(submit, tasks, window: int, result) -> list:
+def prestart(target, *, memory_model: str, workers: int | None, dask: str | None, isa: str) -> None:
+    """Start the local workers' fork server before the host program runs (when there will be a
+    process pool), preloading a bundled workload's PTX module."""
+    if dask is not None or isa != "ptx" or not isinstance(target, str | Path):
+        return
+    if (workers or os.cpu_count() or 1) <= 1:
+        return
+    ptx: list[str] = []
+    try:
+        from warpsim.workloads import get_workload
+
+        ptx = [str(get_workload(str(target)).ptx_path)]
+    except (InputError, KeyError, ValueError):
+        pass                                  # a trace, or not a workload: nothing to preload
+    start_fork_server(memory_model, ptx)
+
+
+def _windowed(submit, tasks, window: int, result, wait_any) -> list:
     """Results in task order, with at most `window` tasks (and their memory images) in flight:
-    memory stays bounded by the window, not the launch count."""
-    out: list = []
-    pending: deque = deque()
-    for task in tasks:
-        pending.append(submit(task))
-        if len(pending) >= window:
-            out.append(result(pending.popleft()))
-    while pending:
-        out.append(result(pending.popleft()))
-    return out
+    memory stays bounded by the window, not the launch count. A new task goes out as soon as any
+    finishes (`wait_any(futures)` returns the finished ones), so one long kernel does not hold
+    the other workers idle behind it."""
+    done: dict[int, object] = {}
+    flying: dict = {}
+    for i, task in enumerate(tasks):
+        while len(flying) >= window:
+            for f in wait_any(list(flying)):
+                done[flying.pop(f)] = result(f)
+        flying[submit(task)] = i
+    while flying:
+        for f in wait_any(list(flying)):
+            done[flying.pop(f)] = result(f)
+    return [done[i] for i in range(len(done))]
+
+
+def _first_completed(futures: list) -> set:
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    return wait(futures, return_when=FIRST_COMPLETED).done
 
 
 def run_task(spec: dict, task):

@@ -82,15 +82,24 @@ def _trace_command(target: str, index: int):
     return cmds[index]
 
 
+def worker_module(path: str):
+    """The PTX module at `path` as workers load it (once per process; the fork server preloads it)."""
+    from warpsim.frontend.ptx.launch import load_ptx
+    from warpsim.frontend.ptx.memory import Device
+
+    mod = _MODULES.get(path)
+    if mod is None:
+        mod = load_ptx(Path(path), device=Device(capacity=1 << 12))
+        _MODULES[path] = mod
+    return mod
+
+
 def _ptx_source(recipe: dict, memory: np.ndarray):
-    from warpsim.frontend.ptx.launch import PtxKernelSource, load_ptx
+    from warpsim.frontend.ptx.launch import PtxKernelSource
     from warpsim.frontend.ptx.memory import Device
     from warpsim.frontend.ptx.replay import Replay
 
-    mod = _MODULES.get(recipe["ptx"])
-    if mod is None:
-        mod = load_ptx(Path(recipe["ptx"]), device=Device(capacity=1 << 12))
-        _MODULES[recipe["ptx"]] = mod
+    mod = worker_module(recipe["ptx"])
     kernel = mod.kernel(recipe["kernel"])
     compiled = mod.compiled(kernel) if recipe["compiled"] else None
     if recipe["compiled"] and compiled is None:

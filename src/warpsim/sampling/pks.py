@@ -15,10 +15,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.cluster import KMeans
-from sklearn.decomposition import PCA
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.preprocessing import StandardScaler
 
 from warpsim.sampling.features import detailed_features
 from warpsim.sampling.selection import Selection, Stratum
@@ -55,6 +51,9 @@ class Clusterer:
     objective, many times fewer points)."""
 
     def __init__(self, x: np.ndarray, *, seed: int = 4, n_init: int = 1, variance: float = 0.9995) -> None:
+        from sklearn.decomposition import PCA  # scikit-learn loads in ~3 s: only when clustering
+        from sklearn.preprocessing import StandardScaler
+
         z = StandardScaler().fit_transform(x)
         keep = np.ptp(z, axis=0) > 0
         z = z[:, keep] if keep.any() else z[:, :1]
@@ -75,6 +74,9 @@ class Clusterer:
         if k <= 1:
             return np.zeros(self.n, dtype=np.int64)
         k = min(k, len(self.uniq))
+        from sklearn.cluster import KMeans
+        from sklearn.exceptions import ConvergenceWarning
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             km = KMeans(n_clusters=k, random_state=self.seed, n_init=self.n_init).fit(

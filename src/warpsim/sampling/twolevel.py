@@ -12,11 +12,6 @@ import math
 import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import SGDClassifier
-from sklearn.naive_bayes import GaussianNB
-from sklearn.neural_network import MLPClassifier
-from sklearn.preprocessing import StandardScaler
 
 from warpsim.sampling.features import detailed_features, lightweight_features
 from warpsim.sampling.pks import choose_k, cluster_sweep, first_representatives, profile_info
@@ -32,6 +27,10 @@ def default_j(n: int) -> int:
 
 
 def _make(kind: str, seed: int):
+    from sklearn.linear_model import SGDClassifier  # scikit-learn loads in seconds: only when used
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.neural_network import MLPClassifier
+
     if kind == "sgd":
         return SGDClassifier(random_state=seed, max_iter=2000, tol=1e-4)
     if kind == "gnb":
@@ -46,6 +45,8 @@ def _make(kind: str, seed: int):
 def _fit_predict(kind: str, seed: int, x_train, y_train, x_test) -> np.ndarray:
     if len(np.unique(y_train)) == 1:
         return np.full(len(x_test), y_train[0])
+    from sklearn.exceptions import ConvergenceWarning
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return _make(kind, seed).fit(x_train, y_train).predict(x_test)
@@ -75,6 +76,8 @@ class TwoLevelModel:
         )
         _, names = self.head.name_codes()
         light, _ = lightweight_features(table, names)
+        from sklearn.preprocessing import StandardScaler
+
         scaler = StandardScaler().fit(light[: self.j])
         self.light = scaler.transform(light)
         rng = np.random.default_rng(seed)
