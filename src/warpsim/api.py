@@ -70,7 +70,10 @@ def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None 
         path = path / "kernelslist.g"
     if path.is_file():
         from warpsim.frontend.accelsim import open_trace
+        from warpsim.timing import precompile
 
+        if precompile.running():
+            _first_block(open_trace(path).commands())
         return open_trace(path).commands(), str(target)
     if path.suffix in TRACE_SUFFIXES:
         raise InputError(f"no such trace file: {target}", path=str(target))
@@ -82,6 +85,18 @@ def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None 
     api = EmulatorApi(wl.ptx_path, mode="timing", profile_timing=profile)
     run_workload(wl, preset=size, sizes=sizes, seed=seed, api=api, verify=False)
     return list(api.device.commands), wl.name
+
+
+def _first_block(commands) -> None:
+    """Read a trace's first thread block and drop it: compiles the trace scanner now, while the
+    timing core compiles in the background, instead of after it. Errors surface in the real read."""
+    try:
+        for cmd in commands:
+            if not isinstance(cmd, Memcpy):
+                next(iter(cmd.iter_ctas()), None)
+                return
+    except Exception:       # noqa: BLE001 - see the docstring
+        return
 
 
 def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "QV100", *,
@@ -123,6 +138,9 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     check_model_overrides(memory_model or cfg.memory_model, overrides)
     sample = sample or "full"
     check_method(sample, cfg)
+    from warpsim.timing import precompile
+
+    precompile.start(memory_model or cfg.memory_model)   # cold core: compiles beside the host program
     if workers is not None or parallel:
         from warpsim.checkpoint.parallel import prestart
 

@@ -99,7 +99,7 @@ class _ProgressView:
         from warpsim.progress import core_is_compiled
 
         compiled = core_is_compiled()
-        first = ("compiling the timing core (numba; once per installation, 1-3 min)" if compiled is False
+        first = ("compiling the timing core (numba; once per installation, 0.5-2 min)" if compiled is False
                  else "loading the compiled timing core")
         self.task = self.progress.add_task(first, total=None)
 

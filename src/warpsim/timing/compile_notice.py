@@ -13,7 +13,7 @@ from pathlib import Path
 
 # Cold compile of the core per memory model, CPU seconds (numba compiles on one core), measured on
 # the 2-core development machine with an empty numba cache (docs/validation.md, "Compile time").
-COMPILE_SECONDS = {"fixed": 45, "hierarchy": 180}
+COMPILE_SECONDS = {"fixed": 30, "hierarchy": 95}
 
 
 def _cache_dir() -> Path | None:

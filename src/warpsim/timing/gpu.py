@@ -17,7 +17,7 @@ import numpy as np
 
 from warpsim.errors import InputError, WarpsimError
 from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource, Memcpy
-from warpsim.timing import compile_notice, core
+from warpsim.timing import compile_notice, core, precompile
 from warpsim.timing.arena import ArenaManager
 from warpsim.timing.control import Controller, KernelView, StopRecord
 from warpsim.timing.deadlock import explain as explain_deadlock
@@ -518,7 +518,8 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
     """
     check_limits(max_cycles, timeout_s, ts_interval)
     model = memory_model or gpu.memory_model
-    compile_notice.announce(model)
+    precompile.wait(model)              # a background compile of the core (api.simulate started it)
+    compile_notice.announce(model)      # still cold: compiled here, in the foreground
     sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model, issue_log=issue_log,
                     warp_log=int(getattr(controller, "warp_log", 0) or 0),
                     block_log=int(getattr(controller, "block_log", 0) or 0), spatial=spatial)

@@ -287,40 +287,35 @@ def scan_scheduler(q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
         earliest = INF
         issued = False
         policy = pr.p[P_POLICY]
-        if n > 0 and policy == GTO:
-            gr = s[q, S_GREEDY]
-            if gr >= 0:
-                out, when = _try_cached(gr, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms)
-                if out == ISSUED:
-                    issued = True
-                else:
-                    bits |= _outcome_bit(out)
-                    earliest = min(earliest, when)
-            if not issued:
-                for x in range(n):
-                    g = sc.scratch[q, x]
-                    if g == gr:
-                        continue
-                    out, when = _try_cached(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms)
-                    if out == ISSUED:
-                        s[q, S_GREEDY] = g
-                        issued = True
-                        break
-                    bits |= _outcome_bit(out)
-                    earliest = min(earliest, when)
-        elif n > 0:
+        if n > 0:
+            # one call site for _try_cached (it inlines the whole issue path: typing it once per
+            # site was a third of the core's cold compile). GTO tries its greedy warp first, then
+            # the rest in age order; round-robin and two-level rotate from after the last issuer.
+            gto = policy == GTO
+            gr = s[q, S_GREEDY] if gto else -1
+            first = 1 if gr >= 0 else 0
             limit = n
             if policy == TWO_LEVEL and pr.p[P_ACTIVE_SET] < n:
                 limit = pr.p[P_ACTIVE_SET]
             start = s[q, S_RR] + 1
-            for step in range(limit):
-                g = sc.scratch[q, (start + step) % limit]
+            for k in range(first + limit):
+                if k < first:
+                    g = gr
+                elif gto:
+                    g = sc.scratch[q, k - first]
+                    if g == gr:
+                        continue
+                else:
+                    g = sc.scratch[q, (start + k) % limit]
                 out, when = _try_cached(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms)
                 if out == ISSUED:
-                    live = 0        # position in the live list (a warp may have retired meanwhile)
-                    while live < s[q, S_N] and sc.order[q, live] != g:
-                        live += 1
-                    s[q, S_RR] = live
+                    if gto:
+                        s[q, S_GREEDY] = g
+                    else:
+                        live = 0        # position in the live list (a warp may have retired meanwhile)
+                        while live < s[q, S_N] and sc.order[q, live] != g:
+                            live += 1
+                        s[q, S_RR] = live
                     issued = True
                     break
                 bits |= _outcome_bit(out)

@@ -41,6 +41,7 @@ from warpsim.timing.memory.fixed import (
     fixed_pop_done,
     fixed_stats,
 )
+from warpsim.timing.memory.hierarchy import entry as HE
 from warpsim.timing.memory.hierarchy import fast as HF
 from warpsim.timing.memory.hierarchy.pack import unpack, unpack_py
 
@@ -191,7 +192,7 @@ def _ov_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs):
         refused = HF.issue_refused(ms.h, sm, token, mask)
         if refused < 0:
             return refused
-        return H.hier_issue(unpack(ms.h), cycle, sm, token, space, kind, flags, width, mask, addrs)
+        return HE.issue(ms.h, cycle, sm, token, space, kind, flags, width, mask, addrs)
     return hier
 
 
@@ -200,10 +201,7 @@ def _ov_tick(ms, cycle):
     if _is_fixed_type(ms):
         return lambda ms, cycle: 0
 
-    def impl(ms, cycle):
-        H.hier_tick(unpack(ms.h), cycle)
-        return 0
-    return impl
+    return lambda ms, cycle: HE.tick(ms.h, cycle)
 
 
 @overload(mem_pop_done, inline="always")
@@ -236,10 +234,7 @@ def _ov_sample(ms, out):
             return 0
         return fixed
 
-    def hier(ms, out):
-        H.hier_sample(unpack(ms.h), out)
-        return 0
-    return hier
+    return lambda ms, out: HE.sample(ms.h, out)
 
 
 @overload(mem_sample_channels, inline="always")
@@ -247,10 +242,7 @@ def _ov_sample_channels(ms, out):
     if _is_fixed_type(ms):
         return lambda ms, out: 0
 
-    def hier(ms, out):
-        H.hier_sample_channels(unpack(ms.h), out)
-        return 0
-    return hier
+    return lambda ms, out: HE.sample_channels(ms.h, out)
 
 
 __all__ = ["INF", "MODELS", "FixedState", "HierMemState", "MemState", "N_SAMPLE", "build_memory",
