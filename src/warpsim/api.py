@@ -140,11 +140,14 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     check_method(sample, cfg)
     from warpsim.timing import precompile
 
-    precompile.start(memory_model or cfg.memory_model)   # cold core: compiles beside the host program
+    pool = False
     if workers is not None or parallel:
         from warpsim.checkpoint.parallel import prestart
 
-        prestart(target, memory_model=memory_model or cfg.memory_model, workers=workers, dask=dask, isa=isa)
+        pool = prestart(target, memory_model=memory_model or cfg.memory_model, workers=workers, dask=dask,
+                        isa=isa)
+    if not pool:          # (the workers' fork server loads or compiles the core itself, meanwhile)
+        precompile.start(memory_model or cfg.memory_model)   # cold core: compiles beside the host program
     if isinstance(target, str | Path):
         commands, name = load_commands(target, size=size, sizes=sizes, profile=sample in NEEDS_PROFILE,
                                        isa=isa, binary_version=cfg.compute_capability)

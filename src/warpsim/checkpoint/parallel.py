@@ -126,7 +126,8 @@ def start_fork_server(memory_model: str, ptx_paths: Sequence[str] = ()):
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["warpsim.checkpoint.warmup"])
-    env = {"WARPSIM_WARM_MODEL": memory_model, "WARPSIM_WARM_PTX": os.pathsep.join(map(str, ptx_paths))}
+    env = {"WARPSIM_WARM_MODEL": memory_model, "WARPSIM_WARM_PTX": os.pathsep.join(map(str, ptx_paths)),
+           "WARPSIM_BACKGROUND_COMPILE": "0"}    # the server's warm-up is the background compile
     before = {k: os.environ.get(k) for k in env}
     os.environ.update(env)        # the server inherits the environment it starts with
     try:
@@ -140,13 +141,13 @@ def start_fork_server(memory_model: str, ptx_paths: Sequence[str] = ()):
     return ctx
 
 
-def prestart(target, *, memory_model: str, workers: int | None, dask: str | None, isa: str) -> None:
+def prestart(target, *, memory_model: str, workers: int | None, dask: str | None, isa: str) -> bool:
     """Start the local workers' fork server before the host program runs (when there will be a
-    process pool), preloading a bundled workload's PTX module."""
+    process pool), preloading a bundled workload's PTX module. True when started."""
     if dask is not None or isa != "ptx" or not isinstance(target, str | Path):
-        return
+        return False
     if (workers or os.cpu_count() or 1) <= 1:
-        return
+        return False
     ptx: list[str] = []
     try:
         from warpsim.workloads import get_workload
@@ -155,6 +156,7 @@ def prestart(target, *, memory_model: str, workers: int | None, dask: str | None
     except (InputError, KeyError, ValueError):
         pass                                  # a trace, or not a workload: nothing to preload
     start_fork_server(memory_model, ptx)
+    return True
 
 
 def _windowed(submit, tasks, window: int, result, wait_any) -> list:
