@@ -72,9 +72,10 @@ def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None 
         from warpsim.frontend.accelsim import open_trace
         from warpsim.timing import precompile
 
+        trace = open_trace(path)
         if precompile.running():
-            _first_block(open_trace(path).commands())
-        return open_trace(path).commands(), str(target)
+            _first_block(trace.commands())
+        return trace.commands(), str(target)
     if path.suffix in TRACE_SUFFIXES:
         raise InputError(f"no such trace file: {target}", path=str(target))
     from warpsim.workloads import get_workload

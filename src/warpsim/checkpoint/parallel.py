@@ -153,7 +153,7 @@ def prestart(target, *, memory_model: str, workers: int | None, dask: str | None
         from warpsim.workloads import get_workload
 
         ptx = [str(get_workload(str(target)).ptx_path)]
-    except (InputError, KeyError, ValueError):
+    except InputError:
         pass                                  # a trace, or not a workload: nothing to preload
     start_fork_server(memory_model, ptx)
     return True

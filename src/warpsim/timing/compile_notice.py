@@ -36,7 +36,7 @@ def marker(model: str, cache_dir: Path | None = None) -> Path | None:
     return d / f"warpsim-core-{model}.compiled" if d else None
 
 
-def compile_message(model: str, cache_dir: Path | None = None) -> str | None:
+def compile_message(model: str, cache_dir: Path | None = None, *, background: bool = False) -> str | None:
     """The message to show before a run of `model`, or None when its core is already compiled."""
     if _jit_disabled():
         return None
@@ -44,8 +44,9 @@ def compile_message(model: str, cache_dir: Path | None = None) -> str | None:
     if m is not None and m.exists():
         return None
     secs = COMPILE_SECONDS.get(model, 90)
-    return (f"compiling the timing core ({model} memory model), once per installation, about {secs} s "
-            "(longer on a busy machine); later runs load it from the cache")
+    where = " in a background process" if background else ""
+    return (f"compiling the timing core ({model} memory model){where}, once per installation, about {secs} s "
+            "of one core (longer on a busy machine); later runs load it from the cache")
 
 
 def announce(model: str, cache_dir: Path | None = None, stream=None) -> bool:

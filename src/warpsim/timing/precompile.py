@@ -31,7 +31,8 @@ def start(model: str) -> bool:
         return True
     if os.environ.get("WARPSIM_BACKGROUND_COMPILE", "1") == "0":
         return False
-    if compile_notice.compile_message(model) is None:       # compiled already (or JIT disabled)
+    message = compile_notice.compile_message(model, background=True)
+    if message is None:                                     # compiled already (or JIT disabled)
         return False
     env = dict(os.environ)
     try:
@@ -47,9 +48,7 @@ def start(model: str) -> bool:
     except OSError:
         return False
     _RUNNING[model] = (proc, time.perf_counter())
-    print(f"compiling the timing core ({model} memory model) in a background process, once per installation, "
-          f"about {compile_notice.COMPILE_SECONDS.get(model, 90)} s of one core (longer on a busy machine)",
-          file=sys.stderr, flush=True)
+    print(message, file=sys.stderr, flush=True)
     return True
 
 

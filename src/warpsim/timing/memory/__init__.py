@@ -15,7 +15,7 @@ The core calls six compiled functions and never looks inside:
 and every array handed to a compiled function is copied by value). Models:
   "fixed"      FixedState (4 arrays): fixed latency per space (fixed.py);
   "hierarchy"  HierMemState (1 array): caches, crossbar, DRAM (hierarchy/), packed into one flat
-               buffer that each entry point unpacks into named views (hierarchy/pack.py).
+               buffer that each entry point unpacks into named views (hierarchy/entry.py, pack.py).
 The model is chosen by the TYPE of `ms`: each entry point is a Python function (which is also what
 runs under NUMBA_DISABLE_JIT) with a numba overload that picks the model's implementation at
 compile time and is inlined into the caller. The core is thus compiled once per model, and a
@@ -43,7 +43,7 @@ from warpsim.timing.memory.fixed import (
 )
 from warpsim.timing.memory.hierarchy import entry as HE
 from warpsim.timing.memory.hierarchy import fast as HF
-from warpsim.timing.memory.hierarchy.pack import unpack, unpack_py
+from warpsim.timing.memory.hierarchy.pack import unpack_py
 
 MODELS = ("fixed", "hierarchy")
 N_SAMPLE = 3         # mem_sample columns: L2 accesses, L2 misses, DRAM busy cycles (all channels)
@@ -137,12 +137,12 @@ def mem_issue(ms, cycle, sm, token, space, kind, flags, width, mask, addrs):
     refused = HF.issue_refused(ms.h, sm, token, mask)
     if refused < 0:
         return refused
-    return H.hier_issue(unpack(ms.h), cycle, sm, token, space, kind, flags, width, mask, addrs)
+    return HE.issue(ms.h, cycle, sm, token, space, kind, flags, width, mask, addrs)
 
 
 def mem_tick(ms, cycle):
     if isinstance(ms, HierMemState):
-        H.hier_tick(unpack(ms.h), cycle)
+        HE.tick(ms.h, cycle)
     return 0
 
 
@@ -168,13 +168,13 @@ def mem_sample(ms, out):
     if isinstance(ms, FixedState):
         out[:N_SAMPLE] = 0
     else:
-        H.hier_sample(unpack(ms.h), out)
+        HE.sample(ms.h, out)
     return 0
 
 
 def mem_sample_channels(ms, out):
     if isinstance(ms, HierMemState):
-        H.hier_sample_channels(unpack(ms.h), out)
+        HE.sample_channels(ms.h, out)
     return 0
 
 
