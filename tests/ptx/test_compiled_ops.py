@@ -193,3 +193,28 @@ def test_fma_f32_half_way_sums_round_once(n):
     ref, got = _run_both("fma.rn.f32 %d0, %a0, %a1, %a2", ins, ("f32",))
     assert np.array_equal(_bits(ref[0]), _bits(got[0]))
     assert np.array_equal(got[0], cols[3])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(*[st.integers(0, 2 ** 32 - 1)] * 3), min_size=1, max_size=64))
+def test_fma_f32_instruction_equals_reference(words):
+    """The machine fma (llvm.fma.f32) against the reference's float64 procedure (fpmath.fma32) on
+    any bit patterns: subnormals, infinities and NaNs included (NaN results compared as NaN)."""
+    from numba import njit
+
+    from warpsim.frontend.ptx import fpmath
+    from warpsim.frontend.ptx.compiled.fused import fma_f32, fma_f32_emulated
+
+    @njit
+    def machine(a, b, c, out):
+        for i in range(a.size):
+            out[i] = fma_f32(a[i], b[i], c[i])
+
+    a, b, c = (np.array([w[j] for w in words], dtype=np.uint32).view(np.float32) for j in range(3))
+    got = np.empty_like(a)
+    machine(a, b, c, got)
+    ref = fpmath.fma32(a, b, c).astype(np.float32)
+    emu = np.array([fma_f32_emulated(x, y, z) for x, y, z in zip(a, b, c, strict=True)], np.float32)
+    for r in (ref, emu):
+        same = (got.view(np.uint32) == r.view(np.uint32)) | (np.isnan(got) & np.isnan(r))
+        assert same.all(), (a[~same], b[~same], c[~same], got[~same], r[~same])

@@ -25,7 +25,11 @@ from warpsim.frontend.ptx.replay import DONE, PENDING, RUNNING, Replay, ReplaySo
 from warpsim.frontend.ptx.types import NP
 from warpsim.ir.records import CtaTrace, KernelInfo
 
-DEFAULT_BATCH_THREADS = 1 << 16
+# Threads executed together (whole CTAs). 16K, not 64K: each register is a row of this many lanes,
+# and with a kernel's 100-200 registers 64K-lane rows (51-102 MB) stream from DRAM on every
+# instruction; 16K keeps ml/sgemm's in the last-level cache (engine 302-262 -> 348-354 M thread
+# instructions/s, docs/functional-engine.md), while per-batch costs stay small.
+DEFAULT_BATCH_THREADS = 1 << 14
 ENGINES = ("compiled", "numpy")
 _default_device: Device | None = None
 

@@ -38,31 +38,24 @@ _KNOWN_SKIPPED = {".pragma", ".loc", ".file", ".section", ".maxnreg", ".maxntid"
                   ".calltargets", ".branchtargets", ".common"}
 
 
+_COMMENT_OR_STRING = re.compile(r'"[^"]*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_BRACKETS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]"), "[": re.compile(r"[\[\]]")}
+_ANY_BRACKET = re.compile(r"[()\[\]{}]")
+
+
+def _blank_comment(m: re.Match) -> str:
+    s = m.group(0)
+    if s[0] == '"':
+        return s                                  # a string: kept as written
+    if s[1] == "/":
+        return " " * len(s)
+    return _NOT_NEWLINE.sub(" ", s)
+
+
 def _blank_comments(text: str) -> str:
     """Replace // and /* */ comments by spaces, keeping newlines (so line numbers stay right)."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = text.find('"', i + 1)
-            j = n - 1 if j < 0 else j
-            out.append(text[i:j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    return _COMMENT_OR_STRING.sub(_blank_comment, text) if "/" in text else text
 
 
 class _Scanner:
@@ -98,21 +91,23 @@ class _Scanner:
     def balanced(self, open_ch: str, close_ch: str) -> str:
         """Text between the brace at self.i and its match (exclusive); self.i moves past the match."""
         assert self.t[self.i] == open_ch
-        depth, j, start = 0, self.i, self.i
-        while j < len(self.t):
-            if self.t[j] == open_ch:
+        depth, start = 0, self.i
+        for m in _BRACKETS[open_ch].finditer(self.t, start):
+            if m.group(0) == open_ch:
                 depth += 1
-            elif self.t[j] == close_ch:
+            else:
                 depth -= 1
                 if depth == 0:
-                    self.i = j + 1
-                    return self.t[start + 1:j]
-            j += 1
+                    self.i = m.end()
+                    return self.t[start + 1:m.start()]
         raise self.error(f"unbalanced '{open_ch}'", start)
 
 
 def split_top(s: str, sep: str = ",") -> list[str]:
     """Split at `sep` outside (), [] and {}."""
+    if not _ANY_BRACKET.search(s):
+        parts = s.split(sep)
+        return [p.strip() for p in parts] if len(parts) > 1 or parts[0].strip() else []
     parts, depth, cur = [], 0, []
     for ch in s:
         if ch in "([{":

@@ -12,17 +12,15 @@ vectorise it. Same results as the general path bit for bit (tests/ptx/test_compi
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.alu_float import fcmp
+from warpsim.frontend.ptx.compiled.fused import fma_f32
 from warpsim.frontend.ptx.compiled.scalar import fmin
 
 _SIGN = np.int64(-9223372036854775808)
-_INF = np.inf
 
 
 @njit(cache=True)
@@ -336,48 +334,12 @@ def hot_setp_int(i, xs, nx, dense, R, P, D, DB, O):
 
 
 @njit(inline="always")
-def _fma32(a, b, c):
-    """fma.rn.f32 as the reference computes it (exact product, two_sum, round-to-odd in float64, one
-    rounding to float32). Rounding the float64 sum to float32 can differ from rounding the exact sum
-    only when the float64 sum lies exactly half-way between two float32 values (or rounds to
-    infinity): that test comes first, and the error term is computed only for those lanes."""
-    p = np.float64(a) * np.float64(b)
-    cc = np.float64(c)
-    s = p + cc
-    r = np.float32(s)
-    h = np.float64(r)
-    if math.isfinite(h):
-        d = s - h
-        if d == 0:
-            return r                   # s is a float32 value: so is the exact sum's rounding
-        o = s + d                      # s reflected across h: a float32 value iff s is half-way
-        if np.float64(np.float32(o)) != o:
-            return r
-    elif not math.isfinite(s):
-        return r                       # inf or NaN inputs: no rounding question
-    return _fma32_tie(p, cc, s)
-
-
-@njit(cache=True)
-def _fma32_tie(p, cc, s):
-    """The rare half-way (or overflowing) lanes: round-to-odd by the two_sum error, as the reference."""
-    bb = s - p
-    err = (p - (s - bb)) + (cc - bb)
-    if err != 0 and math.isfinite(err):
-        if (err < 0) == (s < 0):       # s even (a half-way point has trailing zero bits)
-            s = np.nextafter(s, _INF if s > 0 else -_INF)
-        else:
-            s = np.nextafter(s, 0.0)
-    return np.float32(s)
-
-
-@njit(inline="always")
 def _f32_lane(opc, lane, f0, f1, f2, fd, g0, g1, g2, k0, k1, k2, cnan):
     """One lane of hot_f32: operands from registers or immediates, NaN written canonical, high word 0."""
     a = f0[2 * lane] if g0 else k0
     b = f1[2 * lane] if g1 else k1
     if opc == C.OP_FFMA:
-        r = _fma32(a, b, f2[2 * lane] if g2 else k2)
+        r = fma_f32(np.float32(a), np.float32(b), np.float32(f2[2 * lane] if g2 else k2))
     else:
         r = _f32_binary(opc, a, b)
     fd[2 * lane] = r if r == r else cnan

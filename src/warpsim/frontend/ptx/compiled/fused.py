@@ -1,0 +1,67 @@
+"""fma.rn.f32 as one machine instruction: LLVM's `llvm.fma.f32` rounds the exact a * b + c once.
+
+That is exactly what the numpy reference computes in several float64 steps (exact product,
+two_sum, round-to-odd, one rounding: `fpmath.fma32`), so the results are bit-identical, NaNs
+aside (both engines write NaN results as the canonical NaN). LLVM emits the CPU's FMA instruction
+where the host has one and calls the C library's exact `fmaf` otherwise. Under
+`NUMBA_DISABLE_JIT=1` an intrinsic cannot run, so `fma_f32` is then the same float64 procedure in
+plain Python.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+
+def fma_f32_emulated(a, b, c):
+    """fma.rn.f32 through float64: the sum rounded once to float32, fixed by round-to-odd only when
+    the float64 sum lies exactly half-way between two float32 values (or overflows)."""
+    with np.errstate(over="ignore"):            # float32(s) of a sum beyond FLT_MAX is inf, as meant
+        return _fma_f32_steps(a, b, c)
+
+
+def _fma_f32_steps(a, b, c):
+    p = np.float64(a) * np.float64(b)
+    cc = np.float64(c)
+    s = p + cc
+    r = np.float32(s)
+    h = np.float64(r)
+    if math.isfinite(h):
+        d = s - h
+        if d == 0:
+            return r                   # s is a float32 value: so is the exact sum's rounding
+        o = s + d                      # s reflected across h: a float32 value iff s is half-way
+        if np.float64(np.float32(o)) != o:
+            return r
+    elif not math.isfinite(s):
+        return r                       # inf or NaN inputs: no rounding question
+    bb = s - p
+    err = (p - (s - bb)) + (cc - bb)
+    if err != 0 and math.isfinite(err):
+        if (err < 0) == (s < 0):       # s even (a half-way point has trailing zero bits)
+            s = np.nextafter(s, np.inf if s > 0 else -np.inf)
+        else:
+            s = np.nextafter(s, 0.0)
+    return np.float32(s)
+
+
+@intrinsic
+def _llvm_fma_f32(typingctx, a, b, c):
+    sig = types.float32(types.float32, types.float32, types.float32)
+
+    def codegen(context, builder, signature, args):
+        f32 = ir.FloatType()
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f32, [f32, f32, f32]),
+                                            "llvm.fma.f32")
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+fma_f32 = fma_f32_emulated if numba.config.DISABLE_JIT else _llvm_fma_f32
