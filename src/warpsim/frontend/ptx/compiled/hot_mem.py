@@ -91,8 +91,13 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
     b4 = buf.view(np.uint32) if nb == 4 else buf.view(np.uint32)[:0]
     b8 = buf.view(np.int64) if nb == 8 else buf.view(np.int64)[:0]
     ax = (multi, gadd, rmask, off0, amask, shp, lpp)
+    by_cta = dense and part == 2 and not multi
     for k in range(nvec):
         base = cadd + k * nb
+        if by_cta:
+            _shared_by_cta(i, k, is_ld, nb, nx, sctx[1], sctx[10], ra, rmask, off0, amask, base, R, D, O,
+                           b4, b8)
+            continue
         if is_ld:
             d = D[i, k]
             if d < 0:
@@ -141,3 +146,39 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
                     else:
                         b8[o >> 3] = v
     return True
+
+
+@njit(cache=True)
+def _shared_by_cta(i, k, is_ld, nb, nx, tpc, stride, ra, rmask, off0, amask, base, R, D, O, b4, b8):
+    """Element k of a shared-memory access by every lane of the batch, CTA by CTA: each CTA's
+    shared base is one constant for its lanes, so the inner loops read no per-lane base row (the
+    batch's rows are large; one row less to stream per access)."""
+    if is_ld:
+        d = D[i, k]
+        if d < 0:
+            return
+        rd = R[d]
+        for c in range(nx // tpc):
+            sb = c * stride + base
+            lo = c * tpc
+            if nb == 4:
+                for lane in range(lo, lo + tpc):
+                    rd[lane] = np.int64(b4[((((ra[lane] & rmask) + off0) & amask) + sb) >> 2])
+            else:
+                for lane in range(lo, lo + tpc):
+                    rd[lane] = b8[((((ra[lane] & rmask) + off0) & amask) + sb) >> 3]
+        return
+    isreg = O[i, k, 0] == C.K_REG
+    rv = R[O[i, k, 1]] if isreg else R[0]
+    vm = np.int64(-1) if isreg else np.int64(0)
+    imm = np.int64(0) if isreg else O[i, k, 1]
+    for c in range(nx // tpc):
+        sb = c * stride + base
+        lo = c * tpc
+        if nb == 4:
+            for lane in range(lo, lo + tpc):
+                b4[((((ra[lane] & rmask) + off0) & amask) + sb) >> 2] = np.uint32(((rv[lane] & vm) | imm)
+                                                                                  & 0xFFFFFFFF)
+        else:
+            for lane in range(lo, lo + tpc):
+                b8[((((ra[lane] & rmask) + off0) & amask) + sb) >> 3] = (rv[lane] & vm) | imm
