@@ -209,11 +209,11 @@ def parse_operand(s: str, sc: _Scanner, pos: int) -> Operand:
         return op
     if "|" in s and (s[0] == "%" or s[0].isalpha() or s[0] == "_"):
         return Operand("vec", elems=[parse_operand(e, sc, pos) for e in s.split("|")], name="|")
+    if s[0] == "%":                     # a register (no number starts with %)
+        return Operand("reg", name=s)
     num = parse_number(s)
     if num is not None:
         return num
-    if s[0] == "%":
-        return Operand("reg", name=s)
     m = re.fullmatch(r"([A-Za-z_$][\w$.]*)\s*(?:([+-])\s*(\S+))?", s)
     if m:
         off = 0
