@@ -19,10 +19,32 @@ class CompiledKernel:
         self.kernel = kernel
         self.reason: str | None = None
         self.tables: dict | None = None
+        self._scratch: dict[str, np.ndarray] = {}
+        self._valid: dict[tuple[int, int], np.ndarray] = {}
         try:
             self.tables = encode(kernel)
         except NotCompiled as e:
             self.reason = str(e)
+
+    def zeroed(self, name: str, n: int, dtype) -> np.ndarray:
+        """A zero-filled scratch array of n elements, reused from batch to batch: filling reused
+        memory costs a fraction of faulting in fresh pages, which every batch did (megabytes of
+        registers each). Valid only until the next batch of this kernel."""
+        buf = self._scratch.get(name)
+        if buf is None or buf.size < n:
+            buf = self._scratch[name] = np.zeros(n, dtype=dtype)
+            return buf
+        out = buf[:n]
+        out.fill(0)
+        return out
+
+    def valid_lanes(self, T: int, tpc: int, nthreads: int) -> np.ndarray:
+        """1 for lanes that are threads of their CTA, 0 for a partial last warp's padding."""
+        key = (T, tpc)
+        v = self._valid.get(key)
+        if v is None:
+            v = self._valid[key] = ((np.arange(T) % tpc) < nthreads).astype(np.uint8)
+        return v
 
     @property
     def ok(self) -> bool:
@@ -56,7 +78,7 @@ def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes
     tpc = wpc * 32
     ncta = len(ctas)
     T = ncta * tpc
-    valid = ((np.arange(T) % tpc) < nthreads).astype(np.uint8)
+    valid = ck.valid_lanes(T, tpc, nthreads)
     sh_size = prog.dyn_shared_offset + dyn_shared if dyn_shared else max(prog.shared_static, 0)
     shp = (sh_size + 15) // 16 * 16
     lo_size = prog.local_bytes
@@ -64,9 +86,9 @@ def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes
     sctx = np.array([T, tpc, block[0], block[1], block[2], grid[0], grid[1], grid[2], dyn_shared, sh_size,
                      shp, lop], dtype=np.int64)
     cta_arr = np.asarray(ctas, dtype=np.int64).reshape(-1, 3)
-    regs = np.zeros(max(prog.num_regs, 1) * T, dtype=np.int64)
-    shared = np.zeros(max(ncta * shp, 16), dtype=np.uint8)
-    local = np.zeros(max(T * lop, 16), dtype=np.uint8)
+    regs = ck.zeroed("regs", max(prog.num_regs, 1) * T, np.int64)
+    shared = ck.zeroed("shared", max(ncta * shp, 16), np.uint8)
+    local = ck.zeroed("local", max(T * lop, 16), np.uint8)
     kp = np.zeros(-(-(len(kparam_bytes) + 16) // 8) * 8, dtype=np.uint8)
     kp[:len(kparam_bytes)] = np.frombuffer(kparam_bytes, dtype=np.uint8)
     heap = device.heap

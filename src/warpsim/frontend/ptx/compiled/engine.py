@@ -127,8 +127,8 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
     WD = np.zeros((4, T), dtype=np.float64)
     src = np.empty(T, dtype=np.int32)
     shbase = np.empty(T, dtype=np.int64)       # each lane's CTA's shared-memory base (no division per access)
-    for lane in range(T):
-        shbase[lane] = (lane // sctx[1]) * sctx[10]
+    for c in range(T // sctx[1]):                # CTA by CTA: no division per lane
+        shbase[c * sctx[1]:(c + 1) * sctx[1]] = c * sctx[10]
     nw = T // 32
     wbits = np.zeros(nw, dtype=np.int64)
     wflag = np.zeros(nw, dtype=np.int64)

@@ -13,40 +13,80 @@ _SIGN = np.int64(-9223372036854775808)
 
 
 @njit(cache=True)
+def _uniform_sreg(code, sctx, steps):
+    """The value of a special register that is the same for every lane of the batch."""
+    if code <= C.SR_NCTAID_Z:
+        return sctx[2 + code - C.SR_NTID_X]
+    if code == C.SR_NWARPID:
+        return np.int64(64)
+    if code == C.SR_NSMID:
+        return np.int64(1)
+    if code == C.SR_DYN_SMEM:
+        return sctx[8]
+    if code == C.SR_TOTAL_SMEM:
+        return sctx[9]
+    if code == C.SR_CLOCK:
+        return (steps * 4) & 0xFFFFFFFF
+    if code == C.SR_CLOCK64:
+        return steps * 4
+    return np.int64(0)          # %smid, %gridid
+
+
+@njit(cache=True)
 def fill_sregs(code, xs, nx, sctx, ctas, steps, out):
-    """A special register's value for each listed lane (uint32 semantics, as Batch.sreg)."""
+    """A special register's value for each listed lane (uint32 semantics, as Batch.sreg).
+
+    Kernels read %tid/%ctaid once per thread, and a 64-bit division costs tens of cycles: lanes are
+    listed in ascending order, so each lane's CTA follows by counting, and %tid.x/y/z come from a
+    table over the CTA's thread indices (divisions only where the lanes are too few to pay for it)."""
     tpc = sctx[1]
     bx, by = sctx[2], sctx[3]
+    if code > C.SR_WARPID and code < C.SR_LM_EQ:
+        v = _uniform_sreg(code, sctx, steps)
+        for q in range(nx):
+            out[q] = v
+        return
+    is_tid = code <= C.SR_TID_Z
+    table = is_tid and 4 * nx >= tpc
+    tab = np.empty(tpc if table else 0, dtype=np.int64)
+    if table:
+        for t in range(tpc):
+            if code == C.SR_TID_X:
+                tab[t] = t % bx
+            elif code == C.SR_TID_Y:
+                tab[t] = (t // bx) % by
+            else:
+                tab[t] = t // (bx * by)
+    c = np.int64(-1)
+    start = -tpc
+    end = np.int64(0)                      # lanes [start, end) belong to CTA c of the batch
     for q in range(nx):
         lane = xs[q]
-        tl = lane % tpc
-        ln = tl % 32
-        if code == C.SR_TID_X:
-            v = tl % bx
-        elif code == C.SR_TID_Y:
-            v = (tl // bx) % by
-        elif code == C.SR_TID_Z:
-            v = tl // (bx * by)
+        if lane >= end or lane < start:
+            if lane < end + tpc and lane >= end:
+                c += 1                     # the next CTA (the common case: no division)
+                start = end
+            else:
+                c = lane // tpc
+                start = c * tpc
+            end = start + tpc
+        tl = lane - start
+        ln = tl & 31
+        if is_tid:
+            if table:
+                v = tab[tl]
+            elif code == C.SR_TID_X:
+                v = tl % bx
+            elif code == C.SR_TID_Y:
+                v = (tl // bx) % by
+            else:
+                v = tl // (bx * by)
         elif code <= C.SR_CTAID_Z:
-            v = ctas[lane // tpc, code - C.SR_CTAID_X]
+            v = ctas[c, code - C.SR_CTAID_X]
         elif code == C.SR_LANEID:
             v = ln
         elif code == C.SR_WARPID:
-            v = tl // 32
-        elif code <= C.SR_NCTAID_Z:
-            v = sctx[2 + code - C.SR_NTID_X]
-        elif code == C.SR_NWARPID:
-            v = 64
-        elif code == C.SR_NSMID:
-            v = 1
-        elif code == C.SR_DYN_SMEM:
-            v = sctx[8]
-        elif code == C.SR_TOTAL_SMEM:
-            v = sctx[9]
-        elif code == C.SR_CLOCK:
-            v = (steps * 4) & 0xFFFFFFFF
-        elif code == C.SR_CLOCK64:
-            v = steps * 4
+            v = tl >> 5
         elif code == C.SR_LM_EQ:
             v = np.int64(1) << ln
         elif code == C.SR_LM_LT:
@@ -55,10 +95,8 @@ def fill_sregs(code, xs, nx, sctx, ctas, steps, out):
             v = (np.int64(2) << ln) - 1
         elif code == C.SR_LM_GT:
             v = 0xFFFFFFFF ^ ((np.int64(2) << ln) - 1)
-        elif code == C.SR_LM_GE:
-            v = 0xFFFFFFFF ^ ((np.int64(1) << ln) - 1)
         else:
-            v = 0          # %smid, %gridid
+            v = 0xFFFFFFFF ^ ((np.int64(1) << ln) - 1)
         out[q] = v
 
 
