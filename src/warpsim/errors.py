@@ -34,3 +34,8 @@ class InputError(WarpsimError):
             full += f"\n    offending text: {shown!r}"
         super().__init__(full)
         self.message = message
+
+
+class ResourceError(WarpsimError):
+    """A run would need more memory than the machine has: raised before the OS kills the process,
+    with what needed it and what the user can change."""

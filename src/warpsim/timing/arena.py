@@ -8,9 +8,12 @@ only if that is not enough the arena grows.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import njit
 
+from warpsim.errors import ResourceError
 from warpsim.ir.records import MAX_DST, MAX_SRC, CtaTrace, PackedCta
 from warpsim.timing.state import (
     B_ADDR_LEN,
@@ -32,6 +35,7 @@ from warpsim.timing.state import (
     I_SRC,
     I_UNIT,
     I_WIDTH,
+    N_ICOLS,
     W_CTA,
     W_END,
     W_NEXT,
@@ -42,6 +46,26 @@ from warpsim.timing.state import (
     Warps,
     new_arena,
 )
+
+ARENA_LIMIT_ENV = "WARPSIM_ARENA_LIMIT_GB"
+_ROW_BYTES = N_ICOLS * 4
+_ADDR_ROW_BYTES = 32 * 8
+
+
+def _available_bytes() -> int | None:
+    """Memory the arena may still take: WARPSIM_ARENA_LIMIT_GB if set, else 80 % of the kernel's
+    MemAvailable now (None where /proc/meminfo is not there: no check)."""
+    limit = os.environ.get(ARENA_LIMIT_ENV)
+    if limit:
+        return int(float(limit) * 2**30)
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024 * 4 // 5
+    except OSError:
+        return None
+    return None
 
 
 class ArenaManager:
@@ -122,11 +146,27 @@ class ArenaManager:
         new_i = cap_i if ok_i else (live_i + need_i) * 3 // 2 + 1024
         new_a = cap_a if ok_a else (live_a + need_a) * 3 // 2 + 256
         if new_i != cap_i or new_a != cap_a:
+            self._check_memory(live_i + need_i, live_a + need_a, cap_i, cap_a)
             old = self.ar
             fresh = new_arena(new_i, new_a)
             fresh.inst[:self.top_inst] = old.inst[:self.top_inst]
             fresh.addr[:self.top_addr] = old.addr[:self.top_addr]
             self.ar = fresh
+
+    def _check_memory(self, rows: int, addr_rows: int, cap_i: int, cap_a: int) -> None:
+        """Refuse to grow past the memory there is: the OS would kill the process instead, after
+        minutes or hours. Counts the rows the resident CTAs will fill (a new arena is calloc'd,
+        its untouched tail costs nothing; the old arena's pages are already counted as used)."""
+        avail = _available_bytes()
+        if avail is None:
+            return
+        need = rows * _ROW_BYTES + addr_rows * _ADDR_ROW_BYTES
+        if need > avail:
+            raise ResourceError(
+                f"the instruction streams of the resident thread blocks need {need / 2**30:.2f} GB "
+                f"({rows:,} warp instructions, {addr_rows:,} with addresses) and "
+                f"{avail / 2**30:.2f} GB can be used ({ARENA_LIMIT_ENV} "
+                f"{'sets it' if os.environ.get(ARENA_LIMIT_ENV) else 'unset: 80 % of the available memory'})")
 
     def _compact(self, wp: Warps, ct: Ctas) -> tuple[int, int]:
         info = self.bl.info

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from warpsim.errors import InputError, WarpsimError
+from warpsim.errors import InputError, ResourceError, WarpsimError
 from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource, Memcpy
 from warpsim.timing import compile_notice, core, precompile
 from warpsim.timing.arena import ArenaManager
@@ -269,7 +269,17 @@ class Simulator:
         ids = free[:len(batch)]
         if ids.size < len(batch):
             raise WarpsimError("internal: out of CTA block entries")
-        self.arena.load(batch, slot, ids, self.wp, self.ct, self.block_ids_of.get(slot))
+        try:
+            self.arena.load(batch, slot, ids, self.wp, self.ct, self.block_ids_of.get(slot))
+        except ResourceError as e:
+            info = run.info
+            raise ResourceError(
+                f"kernel {info.kernel_id} ({info.name}): {e}. The timing model holds each resident "
+                f"thread block's whole instruction stream ({run.occ.ctas_per_sm * self.n_sms:,} blocks "
+                f"fit on this GPU at once, {info.num_ctas:,} in the grid, about "
+                f"{sum(c.warp_instructions for c in batch) // max(len(batch), 1):,} warp instructions "
+                "each): simulate a smaller input, or raise the limit if the machine has the memory"
+            ) from None
         if self.arena.max_reg >= self.regs:
             self._grow_registers(self.arena.max_reg + 1)
         cap = self.queue_cap
