@@ -68,3 +68,34 @@ def test_each_cta_reads_its_own_shared_memory(engine, monkeypatch):
     low = ((t + 1) % 64) * 3 + c + 7
     high = ((t + 5) % 64) * 3 + c
     np.testing.assert_array_equal(dev.to_host(out), (high << np.uint64(32)) | low)
+
+
+COUNT_KERNEL = """
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  atom.global.add.u32 %r1, [%rd1], 1;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("engine", ["compiled", "numpy"])
+def test_a_smaller_block_of_the_same_kernel_runs_only_its_threads(engine, monkeypatch):
+    """Per-kernel buffers are reused from launch to launch: a 2-thread launch after a 5-thread one
+    of the same kernel (same padded warp) must run 2 threads, not 5."""
+    monkeypatch.setenv("WARPSIM_PTX_ENGINE", engine)
+    dev = Device()
+    mod = load_ptx(COUNT_KERNEL, device=dev)
+    first, second = dev.alloc(1, np.uint32), dev.alloc(1, np.uint32)
+    mod.launch("k", 1, 5, [first])
+    mod.launch("k", 1, 2, [second])
+    mod.launch("k", 3, 7, [first])
+    assert int(dev.to_host(first)[0]) == 5 + 21
+    assert int(dev.to_host(second)[0]) == 2

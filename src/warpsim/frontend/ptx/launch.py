@@ -25,11 +25,13 @@ from warpsim.frontend.ptx.replay import DONE, PENDING, RUNNING, Replay, ReplaySo
 from warpsim.frontend.ptx.types import NP
 from warpsim.ir.records import CtaTrace, KernelInfo
 
-# Threads executed together (whole CTAs). 16K, not 64K: each register is a row of this many lanes,
+# Threads executed together (whole CTAs). 8K, not 64K: each register is a row of this many lanes,
 # and with a kernel's 100-200 registers 64K-lane rows (51-102 MB) stream from DRAM on every
-# instruction; 16K keeps ml/sgemm's in the last-level cache (engine 302-262 -> 348-354 M thread
-# instructions/s, docs/functional-engine.md), while per-batch costs stay small.
-DEFAULT_BATCH_THREADS = 1 << 14
+# instruction; at 8K ml/sgemm's register file (11 MB) stays mostly in the last-level cache, while
+# per-batch costs stay small. Measured (docs/functional-engine.md): sgemm's engine 262-302 M thread
+# instructions/s at 64K, 348-354 at 16K; after the unsigned-index loops 551-577 at 16K, 590-610 at
+# 8K; small presets of lu, hotspot, 2dconv, srad and attention as fast or faster at 8K than 16K.
+DEFAULT_BATCH_THREADS = 1 << 13
 ENGINES = ("compiled", "numpy")
 _default_device: Device | None = None
 

@@ -20,7 +20,7 @@ class CompiledKernel:
         self.reason: str | None = None
         self.tables: dict | None = None
         self._scratch: dict[str, np.ndarray] = {}
-        self._valid: dict[tuple[int, int], np.ndarray] = {}
+        self._valid: dict[tuple[int, int, int], np.ndarray] = {}
         try:
             self.tables = encode(kernel)
         except NotCompiled as e:
@@ -40,7 +40,7 @@ class CompiledKernel:
 
     def valid_lanes(self, T: int, tpc: int, nthreads: int) -> np.ndarray:
         """1 for lanes that are threads of their CTA, 0 for a partial last warp's padding."""
-        key = (T, tpc)
+        key = (T, tpc, nthreads)
         v = self._valid.get(key)
         if v is None:
             v = self._valid[key] = ((np.arange(T) % tpc) < nthreads).astype(np.uint8)

@@ -98,7 +98,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = (((a & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 rd[lane] = (((a & mw) ^ sw) - sw) & md
     elif opc == C.OP_NOT:
@@ -109,7 +109,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = ((((a ^ flip) & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 rd[lane] = ((((a ^ flip) & mw) ^ sw) - sw) & md
     elif opc == C.OP_MAD_LO or opc == C.OP_MAD_WIDE:
@@ -121,7 +121,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = ((((a * b + c) & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
                 c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
@@ -136,7 +136,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = (((r & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
                 c = ((((a2[lane] & m2) ^ s2) - s2) | v2) ^ x2
@@ -159,7 +159,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = (((r & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
                 if opc == C.OP_SHL:
@@ -183,7 +183,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = (((r & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
                 lt = (a ^ flip) < (b ^ flip)
@@ -197,7 +197,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = ((((a + b) & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
                 rd[lane] = ((((a + b) & mw) ^ sw) - sw) & md
@@ -209,7 +209,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = ((((a - b) & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
                 rd[lane] = ((((a - b) & mw) ^ sw) - sw) & md
@@ -221,7 +221,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = ((((a * b) & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
                 rd[lane] = ((((a * b) & mw) ^ sw) - sw) & md
@@ -233,7 +233,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = ((((a & b) & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
                 rd[lane] = ((((a & b) & mw) ^ sw) - sw) & md
@@ -245,7 +245,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = ((((a | b) & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
                 rd[lane] = ((((a | b) & mw) ^ sw) - sw) & md
@@ -257,7 +257,7 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
                 rd[lane] = ((((a ^ b) & mw) ^ sw) - sw) & md
         else:
             for q in range(n):
-                lane = xs[q]
+                lane = np.uint64(xs[q])
                 a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
                 b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
                 rd[lane] = ((((a ^ b) & mw) ^ sw) - sw) & md
@@ -322,7 +322,7 @@ def hot_setp_int(i, xs, nx, dense, R, P, D, DB, O):
                 qd[lane] = qv & 0xFF
     else:
         for q in range(nx):
-            lane = xs[q]
+            lane = np.uint64(xs[q])
             a = ((((a0[lane] & m0) ^ s0) - s0) | v0) ^ x0
             b = ((((a1[lane] & m1) ^ s1) - s1) | v1) ^ x1
             p = pl if (a ^ flip) < (b ^ flip) else pe if a == b else pg
@@ -336,14 +336,15 @@ def hot_setp_int(i, xs, nx, dense, R, P, D, DB, O):
 @njit(inline="always")
 def _f32_lane(opc, lane, f0, f1, f2, fd, g0, g1, g2, k0, k1, k2, cnan):
     """One lane of hot_f32: operands from registers or immediates, NaN written canonical, high word 0."""
-    a = f0[2 * lane] if g0 else k0
-    b = f1[2 * lane] if g1 else k1
+    j = np.uint64(2) * np.uint64(lane)        # unsigned: no negative-index wrap-around per access
+    a = f0[j] if g0 else k0
+    b = f1[j] if g1 else k1
     if opc == C.OP_FFMA:
-        r = fma_f32(np.float32(a), np.float32(b), np.float32(f2[2 * lane] if g2 else k2))
+        r = fma_f32(np.float32(a), np.float32(b), np.float32(f2[j] if g2 else k2))
     else:
         r = _f32_binary(opc, a, b)
-    fd[2 * lane] = r if r == r else cnan
-    fd[2 * lane + 1] = np.float32(0.0)
+    fd[j] = r if r == r else cnan
+    fd[j + np.uint64(1)] = np.float32(0.0)
 
 
 _HOT_F32 = (C.OP_FADD, C.OP_FSUB, C.OP_FMUL, C.OP_FFMA, C.OP_FMIN, C.OP_FMAX)
@@ -406,8 +407,9 @@ def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
     qd = R[D[i, 1]] if two else pd
     if dense:                 # lanes 0..n-1: direct indexing, vectorisable
         for lane in range(nx):
-            a = f0[2 * lane] if g0 else k0
-            b = f1[2 * lane] if g1 else k1
+            j = np.uint64(2) * np.uint64(lane)
+            a = f0[j] if g0 else k0
+            b = f1[j] if g1 else k1
             p = np.int64(1) if fcmp(a, b, cmp) else np.int64(0)
             p, qv = _combine(p, comb, a2[lane], m2, s2, v2, x2)
             pd[lane] = p & 0xFF
@@ -415,9 +417,10 @@ def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
                 qd[lane] = qv & 0xFF
     else:
         for q in range(nx):
-            lane = xs[q]
-            a = f0[2 * lane] if g0 else k0
-            b = f1[2 * lane] if g1 else k1
+            lane = np.uint64(xs[q])
+            j = np.uint64(2) * np.uint64(lane)
+            a = f0[j] if g0 else k0
+            b = f1[j] if g1 else k1
             p = np.int64(1) if fcmp(a, b, cmp) else np.int64(0)
             p, qv = _combine(p, comb, a2[lane], m2, s2, v2, x2)
             pd[lane] = p & 0xFF

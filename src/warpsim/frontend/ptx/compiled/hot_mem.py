@@ -107,22 +107,22 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
                 if dense:                 # lanes 0..n-1: direct indexing, vectorisable
                     for lane in range(nx):
                         o = _offset(lane, ax, ra, lane_addr, shbase, base)
-                        rd[lane] = np.int64(b4[o >> 2])
+                        rd[lane] = np.int64(b4[np.uint64(o >> 2)])
                 else:
                     for q in range(nx):
                         lane = xs[q]
                         o = _offset(lane, ax, ra, lane_addr, shbase, base)
-                        rd[lane] = np.int64(b4[o >> 2])
+                        rd[lane] = np.int64(b4[np.uint64(o >> 2)])
             else:
                 if dense:                 # lanes 0..n-1: direct indexing, vectorisable
                     for lane in range(nx):
                         o = _offset(lane, ax, ra, lane_addr, shbase, base)
-                        rd[lane] = b8[o >> 3]
+                        rd[lane] = b8[np.uint64(o >> 3)]
                 else:
                     for q in range(nx):
                         lane = xs[q]
                         o = _offset(lane, ax, ra, lane_addr, shbase, base)
-                        rd[lane] = b8[o >> 3]
+                        rd[lane] = b8[np.uint64(o >> 3)]
         else:
             isreg = O[i, k, 0] == C.K_REG
             rv = R[O[i, k, 1]] if isreg else R[0]
@@ -133,18 +133,18 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
                     o = _offset(lane, ax, ra, lane_addr, shbase, base)
                     v = (rv[lane] & vm) | imm
                     if nb == 4:
-                        b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
+                        b4[np.uint64(o >> 2)] = np.uint32(v & 0xFFFFFFFF)
                     else:
-                        b8[o >> 3] = v
+                        b8[np.uint64(o >> 3)] = v
             else:
                 for q in range(nx):
                     lane = xs[q]
                     o = _offset(lane, ax, ra, lane_addr, shbase, base)
                     v = (rv[lane] & vm) | imm
                     if nb == 4:
-                        b4[o >> 2] = np.uint32(v & 0xFFFFFFFF)
+                        b4[np.uint64(o >> 2)] = np.uint32(v & 0xFFFFFFFF)
                     else:
-                        b8[o >> 3] = v
+                        b8[np.uint64(o >> 3)] = v
     return True
 
 
@@ -152,7 +152,10 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
 def _shared_by_cta(i, k, is_ld, nb, nx, tpc, stride, ra, rmask, off0, amask, base, R, D, O, b4, b8):
     """Element k of a shared-memory access by every lane of the batch, CTA by CTA: each CTA's
     shared base is one constant for its lanes, so the inner loops read no per-lane base row (the
-    batch's rows are large; one row less to stream per access)."""
+    batch's rows are large; one row less to stream per access). Lanes and element indices are
+    unsigned (the check pass proved them in range): numba then emits no negative-index
+    wrap-around, which halves the cost of these loops."""
+    one = np.uint64(1)
     if is_ld:
         d = D[i, k]
         if d < 0:
@@ -160,13 +163,17 @@ def _shared_by_cta(i, k, is_ld, nb, nx, tpc, stride, ra, rmask, off0, amask, bas
         rd = R[d]
         for c in range(nx // tpc):
             sb = c * stride + base
-            lo = c * tpc
+            lo = np.uint64(c * tpc)
             if nb == 4:
-                for lane in range(lo, lo + tpc):
-                    rd[lane] = np.int64(b4[((((ra[lane] & rmask) + off0) & amask) + sb) >> 2])
+                lane = lo
+                for _ in range(tpc):
+                    rd[lane] = np.int64(b4[np.uint64(((((ra[lane] & rmask) + off0) & amask) + sb) >> 2)])
+                    lane += one
             else:
-                for lane in range(lo, lo + tpc):
-                    rd[lane] = b8[((((ra[lane] & rmask) + off0) & amask) + sb) >> 3]
+                lane = lo
+                for _ in range(tpc):
+                    rd[lane] = b8[np.uint64(((((ra[lane] & rmask) + off0) & amask) + sb) >> 3)]
+                    lane += one
         return
     isreg = O[i, k, 0] == C.K_REG
     rv = R[O[i, k, 1]] if isreg else R[0]
@@ -174,11 +181,13 @@ def _shared_by_cta(i, k, is_ld, nb, nx, tpc, stride, ra, rmask, off0, amask, bas
     imm = np.int64(0) if isreg else O[i, k, 1]
     for c in range(nx // tpc):
         sb = c * stride + base
-        lo = c * tpc
+        lane = np.uint64(c * tpc)
         if nb == 4:
-            for lane in range(lo, lo + tpc):
-                b4[((((ra[lane] & rmask) + off0) & amask) + sb) >> 2] = np.uint32(((rv[lane] & vm) | imm)
-                                                                                  & 0xFFFFFFFF)
+            for _ in range(tpc):
+                v = np.uint32(((rv[lane] & vm) | imm) & 0xFFFFFFFF)
+                b4[np.uint64(((((ra[lane] & rmask) + off0) & amask) + sb) >> 2)] = v
+                lane += one
         else:
-            for lane in range(lo, lo + tpc):
-                b8[((((ra[lane] & rmask) + off0) & amask) + sb) >> 3] = (rv[lane] & vm) | imm
+            for _ in range(tpc):
+                b8[np.uint64(((((ra[lane] & rmask) + off0) & amask) + sb) >> 3)] = (rv[lane] & vm) | imm
+                lane += one
