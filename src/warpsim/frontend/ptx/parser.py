@@ -29,6 +29,12 @@ _TYPES = {"b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s
 _IDENT = re.compile(r"[A-Za-z_$%][\w$%.]*")
 _RANGE = re.compile(r"^([%\w$.]+)<(\d+)>$")
 _HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
+_DECIMAL = re.compile(r"[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?")
+_ADDRESS = re.compile(r"([A-Za-z_$%][\w$%.]*)?(?:([+-])(.+))?")
+_SYMBOL = re.compile(r"([A-Za-z_$][\w$.]*)\s*(?:([+-])\s*(\S+))?")
+_GUARD = re.compile(r"@(!?)\s*(%?[\w$.]+)\s+")
+_OPCODE = re.compile(r"([A-Za-z_][\w.:]*)\s*")
+_LOC_FILE = re.compile(r"\.(loc|file)\s")
 MAX_REG_RANGE = 1 << 16           # `.reg .b32 %r<N>`: registers one declaration may expand to
 # Largest array one declaration may have, in bytes, per state space (checked before allocation)
 MAX_ARRAY_BYTES = {"shared": 1 << 24, "local": 1 << 24, "param": 1 << 16, "reg": 1 << 16}
@@ -164,7 +170,7 @@ def parse_number(s: str) -> Operand | None:
     v = parse_int(t)
     if v is not None:
         return Operand("imm", value=v)
-    if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?", t):
+    if _DECIMAL.fullmatch(t):
         bits = struct.unpack("<Q", struct.pack("<d", float(t)))[0]
         return Operand("fimm", value=bits, bits=64)
     return None
@@ -183,7 +189,7 @@ def parse_operand(s: str, sc: _Scanner, pos: int) -> Operand:
         if len(parts) > 1:          # texture/surface operand: [handle, {coordinates}] or [tex, smp, {..}]
             return Operand("taddr", elems=[parse_operand(e, sc, pos) for e in parts])
         inner = s[1:-1].replace(" ", "").replace("\t", "")
-        m = re.fullmatch(r"([A-Za-z_$%][\w$%.]*)?(?:([+-])(.+))?", inner)
+        m = _ADDRESS.fullmatch(inner)
         if m and (m.group(1) or m.group(3)):
             base = m.group(1)
             off = 0
@@ -214,7 +220,7 @@ def parse_operand(s: str, sc: _Scanner, pos: int) -> Operand:
     num = parse_number(s)
     if num is not None:
         return num
-    m = re.fullmatch(r"([A-Za-z_$][\w$.]*)\s*(?:([+-])\s*(\S+))?", s)
+    m = _SYMBOL.fullmatch(s)
     if m:
         off = 0
         if m.group(3):
@@ -319,12 +325,12 @@ def parse_instruction(text: str, sc: _Scanner, pos: int) -> Instruction:
     s = text.strip()
     guard, neg = None, False
     if s.startswith("@"):
-        m = re.match(r"@(!?)\s*(%?[\w$.]+)\s+", s)
+        m = _GUARD.match(s)
         if not m:
             raise sc.error("malformed predicate guard", pos, text)
         neg, guard = m.group(1) == "!", m.group(2)
         s = s[m.end():]
-    m = re.match(r"([A-Za-z_][\w.:]*)\s*", s)
+    m = _OPCODE.match(s)
     if not m:
         raise sc.error("cannot read the opcode", pos, text)
     opcode = m.group(1)
@@ -365,7 +371,7 @@ def _parse_body(body: str, offset: int, sc: _Scanner, mod: Module) -> list[State
                 out.append(Label(m.group(0), sc.line(pos)))
                 i = j + 1
                 continue
-        if re.match(r"\.(loc|file)\s", t[i:i + 6]):
+        if _LOC_FILE.match(t, i, i + 6):
             j = t.find("\n", i)
             i = n if j < 0 else j
             continue
