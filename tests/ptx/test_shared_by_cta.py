@@ -9,13 +9,15 @@ import pytest
 
 from warpsim.host import Device, load_ptx
 
-KERNEL = """
+HEADER = """
 .version 8.5
 .target sm_80
 .address_size 64
 .visible .entry k(.param .u64 out)
 {
-  .reg .b32 %r<12>;
+"""
+
+KERNEL = HEADER + """  .reg .b32 %r<12>;
   .reg .b64 %rd<6>;
   .shared .align 8 .b8 sh[1024];
   ld.param.u64 %rd1, [out];
@@ -70,13 +72,7 @@ def test_each_cta_reads_its_own_shared_memory(engine, monkeypatch):
     np.testing.assert_array_equal(dev.to_host(out), (high << np.uint64(32)) | low)
 
 
-COUNT_KERNEL = """
-.version 8.5
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-  .reg .b32 %r<2>;
+COUNT_KERNEL = HEADER + """  .reg .b32 %r<2>;
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [out];
   cvta.to.global.u64 %rd1, %rd1;
