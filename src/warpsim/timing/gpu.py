@@ -278,7 +278,7 @@ class Simulator:
                 f"thread block's whole instruction stream ({run.occ.ctas_per_sm * self.n_sms:,} blocks "
                 f"fit on this GPU at once, {info.num_ctas:,} in the grid, about "
                 f"{sum(c.warp_instructions for c in batch) // max(len(batch), 1):,} warp instructions "
-                "each): simulate a smaller input, or raise the limit if the machine has the memory"
+                "each): simulate a smaller input, or on a machine with more memory"
             ) from None
         if self.arena.max_reg >= self.regs:
             self._grow_registers(self.arena.max_reg + 1)
