@@ -22,7 +22,7 @@ def test_growth_past_the_limit_names_the_kernel(monkeypatch):
     msg = str(e.value)
     assert msg.startswith("kernel 3 (")
     assert "instruction streams of the resident thread blocks need" in msg
-    assert "0.00 GB can be used (WARPSIM_ARENA_LIMIT_GB sets it)" in msg
+    assert "1.0 MB can be used (WARPSIM_ARENA_LIMIT_GB sets it)" in msg
     assert "4,096 in the grid" in msg
 
 

@@ -68,6 +68,10 @@ def _available_bytes() -> int | None:
     return None
 
 
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.2f} GB" if nbytes >= 2**28 else f"{nbytes / 2**20:.1f} MB"
+
+
 class ArenaManager:
     """Owns the Arena and Blocks tuples; the core only reads them (and clears Blocks.live)."""
 
@@ -163,9 +167,9 @@ class ArenaManager:
         need = rows * _ROW_BYTES + addr_rows * _ADDR_ROW_BYTES
         if need > avail:
             raise ResourceError(
-                f"the instruction streams of the resident thread blocks need {need / 2**30:.2f} GB "
+                f"the instruction streams of the resident thread blocks need {_size(need)} "
                 f"({rows:,} warp instructions, {addr_rows:,} with addresses) and "
-                f"{avail / 2**30:.2f} GB can be used ({ARENA_LIMIT_ENV} "
+                f"{_size(avail)} can be used ({ARENA_LIMIT_ENV} "
                 f"{'sets it' if os.environ.get(ARENA_LIMIT_ENV) else 'unset: 80 % of the available memory'})")
 
     def _compact(self, wp: Warps, ct: Ctas) -> tuple[int, int]:
