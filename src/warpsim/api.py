@@ -50,14 +50,24 @@ class Simulation:
             write_frame(self.timeseries(), timeseries)
 
 
+def is_trace_target(target: str | Path) -> bool:
+    """Whether `target` names an Accel-Sim trace (a file, or a directory holding kernelslist.g)."""
+    path = Path(target)
+    return path.is_file() or (path.is_dir() and (path / "kernelslist.g").is_file()) or \
+        path.suffix in TRACE_SUFFIXES
+
+
 def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None = None,
                   seed: int = 0, profile: bool = False, isa: str = "ptx",
-                  binary_version: int | None = None) -> tuple[Iterable[Memcpy | KernelSource], str]:
+                  binary_version: int | None = None, on_launch=None
+                  ) -> tuple[Iterable[Memcpy | KernelSource], str]:
     """Resolve what to simulate: an Accel-Sim trace (kernelslist.g, a .traceg[.xz] or a directory
     holding kernelslist.g) or the name of a bundled workload (run by the PTX emulator in timing mode;
     `profile` also records each launch's functional profile, as `source.profile`).
     `isa="sass"` re-expresses emulated kernels as the SASS ptxas emits for `binary_version`
-    (docs/sass.md). Returns the command stream and a name for the result document."""
+    (docs/sass.md). `on_launch(source, device)` is called before each launch of a bundled workload
+    executes (checkpoint/parallel.py cuts its tasks there). Returns the command stream and a name
+    for the result document."""
     if isa not in ("ptx", "sass"):
         raise InputError(f"unknown ISA {isa!r} (ptx or sass)")
     if isa == "sass":
@@ -84,6 +94,7 @@ def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None 
 
     wl = get_workload(str(target))
     api = EmulatorApi(wl.ptx_path, mode="timing", profile_timing=profile)
+    api.device.launch_listener = on_launch
     run_workload(wl, preset=size, sizes=sizes, seed=seed, api=api, verify=False)
     return list(api.device.commands), wl.name
 
@@ -149,7 +160,17 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
                         isa=isa)
     if not pool:          # (the workers' fork server loads or compiles the core itself, meanwhile)
         precompile.start(memory_model or cfg.memory_model)   # cold core: compiles beside the host program
-    if isinstance(target, str | Path):
+    load = None
+    if (workers is not None or dask is not None or parallel) and not (checkpoint_at is not None or resume
+                                                                        or fast_forward or spatial):
+        from warpsim.checkpoint.parallel import streams
+
+        if streams(target, sample, parallel, isa):      # tasks cut while the host program runs
+            def load(on_launch):
+                return load_commands(target, size=size, sizes=sizes, on_launch=on_launch)
+    if load is not None:
+        commands, name = None, None
+    elif isinstance(target, str | Path):
         commands, name = load_commands(target, size=size, sizes=sizes, profile=sample in NEEDS_PROFILE,
                                        isa=isa, binary_version=cfg.compute_capability)
     else:
@@ -166,7 +187,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
                                  isa=isa, overrides=list(overrides), memory_model=memory_model,
                                  ts_interval=ts_interval, sample=sample, profile=profile, pkp=pkp,
                                  photon=photon, target_error=target_error, workers=workers, dask=dask,
-                                 parallel=parallel, started=t0)
+                                 parallel=parallel, started=t0, load=load)
     if checkpointing:
         commands, hooks = _checkpointing(target, commands, cfg, name=workload_name or name, size=size,
                                          sizes=sizes, isa=isa, overrides=overrides,

@@ -183,3 +183,71 @@ def test_pkp_controllers_per_task_match_the_serial_sampled_run(method):
     assert [(k["id"], k["cycles"], k["provenance"]) for k in par["kernels"]] == \
         [(k["id"], k["cycles"], k["provenance"]) for k in serial["kernels"]]
     assert par["total"]["cycles"] == serial["total"]["cycles"]
+
+
+def test_streamed_images_equal_the_replica_images():
+    """A task cut from the live device before its launch runs holds the bytes the replica has at
+    that launch (the replica's image is longer by later allocations, which are still zero)."""
+    import numpy as np
+
+    from warpsim.checkpoint.tasks import launch_task, make_tasks
+
+    streamed = []
+    cmds, _ = api.load_commands(WL, on_launch=lambda src, dev: streamed.append(launch_task(src, dev)))
+    cmds = list(cmds)
+    launches = [i for i, c in enumerate(cmds) if hasattr(c, "info")]
+    cut = list(make_tasks(cmds, launches))
+    assert [t.index for t in streamed] == [t.index for t in cut] == launches
+    assert [t.launch for t in streamed] == [t.launch for t in cut] == list(range(1, 13))
+    for a, b in zip(streamed, cut, strict=True):
+        assert a.warm == b.warm and a.recipe["kernel"] == b.recipe["kernel"]
+        n = a.memory.size
+        assert n <= b.memory.size and np.array_equal(a.memory, b.memory[:n]) and not b.memory[n:].any()
+
+
+def test_tasks_go_out_while_the_host_program_runs(monkeypatch):
+    """The first task is pushed before the host program has made its last launch."""
+    from contextlib import contextmanager
+
+    import warpsim.checkpoint.parallel as par
+
+    seen = []
+
+    class Recorder(par._InProcess):
+        def push(self, task):
+            seen.append(task.index)
+            super().push(task)
+
+    @contextmanager
+    def runner(spec, *, workers, dask):
+        yield Recorder(spec)
+
+    monkeypatch.setattr(par, "task_runner", runner)
+    made = []
+    real = api.load_commands
+
+    def load(*a, **k):
+        on = k["on_launch"]
+        cmds, name = real(*a, **{**k, "on_launch": lambda s, d: (made.append(len(d.commands)), on(s, d))})
+        return cmds, name
+    monkeypatch.setattr(api, "load_commands", load)
+    doc = api.simulate(WL, memory_model="fixed", parallel=True, workers=1).document
+    assert seen == made and len(seen) == 12 and len(doc["kernels"]) == 12
+    assert seen[0] < seen[-1]          # the first task went out while later launches were still to come
+
+
+@pytest.mark.parametrize("sample,parallel", [("pkp", False), ("full", True)])
+def test_streamed_and_cut_afterwards_give_the_same_document(sample, parallel):
+    """Hierarchy model (the copies warm the L2): tasks cut during the host program and tasks cut
+    from the replica afterwards simulate identically."""
+    from warpsim.checkpoint.parallel import simulate_parallel
+    from warpsim.config import load_gpu
+
+    streamed = api.simulate(WL, memory_model="hierarchy", sample=sample, parallel=parallel,
+                            workers=1).document
+    cmds, name = api.load_commands(WL)
+    cut = simulate_parallel(WL, cmds, load_gpu("QV100"), name=name, size="tiny", sizes=None, isa="ptx",
+                            overrides=[], memory_model="hierarchy", ts_interval=500, sample=sample,
+                            profile=None, pkp=None, photon=None, target_error=2.0, workers=1, dask=None,
+                            parallel=parallel, started=0.0).document
+    assert _strip(streamed) == _strip(cut)

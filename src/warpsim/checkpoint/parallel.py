@@ -1,9 +1,12 @@
 """Kernels simulated concurrently, each from its own in-memory checkpoint (docs/checkpoints.md).
 
 A task is one launch: where it is in the command stream, and (execution-driven workloads) the device
-memory it starts from. The main process moves the timing replica forward launch by launch and cuts a
-memory image for each task (checkpoint/tasks.py); a worker (a process forked from a warm fork
-server, or a Dask task) rebuilds the launch from the task alone and simulates it:
+memory it starts from. When every launch is a task (PKP, or --parallel), the main process cuts each
+task from the live device as the host program makes the launch, and workers start at once; when
+sampling picks the launches from the whole stream, it moves the timing replica forward launch by
+launch afterwards and cuts the chosen ones' images there (checkpoint/tasks.py). A worker (a
+process forked from a warm fork server, or a Dask task) rebuilds the launch from the task alone
+and simulates it:
 - on an idle GPU, from cycle 0, with a freshly built timing model;
 - whose L2 has been warmed by every host-to-device copy before the launch in the command stream,
   in order (as a serial run warms it), but holds nothing earlier kernels left behind, and whose
@@ -21,6 +24,7 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,11 +38,27 @@ APPROXIMATION = ("each kernel simulated alone from cycle 0 on an idle GPU; L2 wa
                  "running sum of kernel cycles")
 CONTROLLED = ("pkp", "pkp-inst", "pka")       # per-kernel controllers a worker can build on its own
 SELECTING = ("pks", "pka", "photon-kernel")   # kernel selection made in the main process
+STREAMED = ("pkp", "pkp-inst")               # every launch a task, known as the host program makes it
+
+
+def streams(target, sample: str, parallel: bool, isa: str) -> bool:
+    """Whether tasks can be cut while the host program runs: a bundled workload whose launches all
+    become tasks (PKP, or every kernel with --parallel), so no launch waits for the whole stream."""
+    if isa != "ptx" or not isinstance(target, str | Path) or not (sample in STREAMED or
+                                                                     (sample == "full" and parallel)):
+        return False
+    from warpsim.api import is_trace_target
+
+    return not is_trace_target(target)
 
 
 def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa: str, overrides: list,
                       memory_model, ts_interval: int, sample: str, profile, pkp, photon, target_error: float,
-                      workers: int | None, dask: str | None, parallel: bool, started: float):
+                      workers: int | None, dask: str | None, parallel: bool, started: float, load=None):
+    """`commands` is the command stream, or None with `load(on_launch)`: run the host program, calling
+    `on_launch(source, device)` before each launch executes, and return (commands, name). Then each
+    task is cut from the live device as its launch is made and goes to the workers at once, so they
+    simulate while the host program goes on (and no launch is emulated again to cut its image)."""
     from warpsim.api import Simulation
     from warpsim.results import result_document
 
@@ -55,9 +75,22 @@ def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa
                          key="sample")
     if workers is not None and workers < 1:
         raise InputError(f"--workers must be >= 1, got {workers}", key="workers")
-    cmds = list(commands)
+    spec = {"target": str(target), "cfg": cfg, "memory_model": memory_model, "ts_interval": int(ts_interval),
+            "pkp": (sample, pkp) if sample in CONTROLLED else None}
+    nworkers = workers or os.cpu_count() or 1
     outcome, sources = None, []
-    chosen = cmds
+    if load is not None:
+        if not (sample in STREAMED or (sample == "full" and parallel)):
+            raise InputError(f"--sample {sample} selects kernels from the whole stream: its tasks cannot "
+                             "be cut while the host program runs", key="sample")
+        from warpsim.checkpoint.tasks import launch_task
+
+        with task_runner(spec, workers=nworkers, dask=dask) as window:
+            commands, loaded = load(lambda src, device: window.push(launch_task(src, device)))
+            outs = window.results()
+        cmds, name = list(commands), name or loaded
+    else:
+        cmds = list(commands)
     if sample != "full":
         from warpsim.sampling import driver
 
@@ -68,11 +101,12 @@ def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa
         chosen, outcome, sources = driver.plan(cmds, sample, cfg, workload=name, profile=profile,
                                                pkp_overrides=pkp, photon_overrides=photon,
                                                target_error=target_error / 100)
-    keep = {id(c) for c in chosen if not isinstance(c, Memcpy)}
-    spec = {"target": str(target), "cfg": cfg, "memory_model": memory_model, "ts_interval": int(ts_interval),
-            "pkp": (sample, pkp) if sample in CONTROLLED else None}
-    tasks = [i for i, c in enumerate(cmds) if id(c) in keep]
-    outs = run_tasks(spec, cmds, tasks, workers=workers or os.cpu_count() or 1, dask=dask)
+    else:
+        chosen = cmds
+    if load is None:
+        keep = {id(c) for c in chosen if not isinstance(c, Memcpy)}
+        outs = run_tasks(spec, cmds, [i for i, c in enumerate(cmds) if id(c) in keep], workers=nworkers,
+                         dask=dask)
     out = merge(outs, memcpy_bytes=sum(c.nbytes for c in cmds if isinstance(c, Memcpy)))
     out.wall_seconds = time.perf_counter() - started
     if outcome is not None:
@@ -92,7 +126,59 @@ def run_tasks(spec: dict, cmds: list, indices: list[int], *, workers: int, dask:
     """Each task's SimOutput, in launch order (tasks are cut here, in launch order, as they go)."""
     from warpsim.checkpoint.tasks import make_tasks
 
-    tasks = make_tasks(cmds, indices)
+    with task_runner(spec, workers=workers, dask=dask) as window:
+        for task in make_tasks(cmds, indices):
+            window.push(task)
+        return window.results()
+
+
+class Window:
+    """Tasks pushed in launch order, results back in that order, with at most `size` tasks (and their
+    memory images) in flight: memory stays bounded by the window, not the launch count, and a push
+    waits while the window is full. A new task goes out as soon as any finishes (`wait_any(futures)`
+    returns the finished ones), so one long kernel does not hold the other workers idle behind it."""
+
+    def __init__(self, submit, size: int, result, wait_any) -> None:
+        self._submit, self._size, self._result, self._wait_any = submit, max(1, size), result, wait_any
+        self._done: dict[int, object] = {}
+        self._flying: dict = {}
+        self._pushed = 0
+
+    def push(self, task) -> None:
+        while len(self._flying) >= self._size:
+            self._collect()
+        self._flying[self._submit(task)] = self._pushed
+        self._pushed += 1
+
+    def results(self) -> list:
+        while self._flying:
+            self._collect()
+        return [self._done[i] for i in range(self._pushed)]
+
+    def _collect(self) -> None:
+        for f in self._wait_any(list(self._flying)):
+            self._done[self._flying.pop(f)] = self._result(f)
+
+
+class _InProcess:
+    """One worker: each task simulated here, when pushed."""
+
+    def __init__(self, spec: dict) -> None:
+        self.spec = spec
+        self.outs: list = []
+
+    def push(self, task) -> None:
+        self.outs.append(run_task(self.spec, task))
+
+    def results(self) -> list:
+        return self.outs
+
+
+@contextmanager
+def task_runner(spec: dict, *, workers: int, dask: str | None):
+    """Where tasks run: in this process (one worker), a local pool forked from the warm fork server,
+    or a Dask cluster (`dask` = 'local' or a scheduler address). Yields something to `push` tasks
+    to and take `results()` from."""
     if dask is not None:
         from warpsim.campaign.dask_executor import import_distributed
 
@@ -102,20 +188,21 @@ def run_tasks(spec: dict, cmds: list, indices: list[int], *, workers: int, dask:
         client = distributed.Client(cluster if cluster is not None else dask)
         try:
             info = client.scheduler_info() if hasattr(client, "scheduler_info") else {}
-            window = 2 * max(workers, len(info.get("workers", {})))
-            return _windowed(lambda t: client.submit(run_task, spec, t, pure=False), tasks, window,
-                             lambda f: f.result(),
-                             lambda fs: distributed.wait(fs, return_when="FIRST_COMPLETED").done)
+            size = 2 * max(workers, len(info.get("workers", {})))
+            yield Window(lambda t: client.submit(run_task, spec, t, pure=False), size, lambda f: f.result(),
+                         lambda fs: distributed.wait(fs, return_when="FIRST_COMPLETED").done)
         finally:
             client.close()
             if cluster is not None:
                 cluster.close()
+        return
     if workers == 1:
-        return [run_task(spec, t) for t in tasks]
+        yield _InProcess(spec)
+        return
     ctx = start_fork_server(spec["memory_model"] or spec["cfg"].memory_model)
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        return _windowed(lambda t: pool.submit(run_task, spec, t), tasks, 2 * workers,
-                         lambda f: f.result(), _first_completed)
+        yield Window(lambda t: pool.submit(run_task, spec, t), 2 * workers, lambda f: f.result(),
+                     _first_completed)
 
 
 def start_fork_server(memory_model: str, ptx_paths: Sequence[str] = ()):
@@ -160,21 +247,11 @@ def prestart(target, *, memory_model: str, workers: int | None, dask: str | None
 
 
 def _windowed(submit, tasks, window: int, result, wait_any) -> list:
-    """Results in task order, with at most `window` tasks (and their memory images) in flight:
-    memory stays bounded by the window, not the launch count. A new task goes out as soon as any
-    finishes (`wait_any(futures)` returns the finished ones), so one long kernel does not hold
-    the other workers idle behind it."""
-    done: dict[int, object] = {}
-    flying: dict = {}
-    for i, task in enumerate(tasks):
-        while len(flying) >= window:
-            for f in wait_any(list(flying)):
-                done[flying.pop(f)] = result(f)
-        flying[submit(task)] = i
-    while flying:
-        for f in wait_any(list(flying)):
-            done[flying.pop(f)] = result(f)
-    return [done[i] for i in range(len(done))]
+    """All of `tasks` through a Window of `window` (results in task order)."""
+    w = Window(submit, window, result, wait_any)
+    for task in tasks:
+        w.push(task)
+    return w.results()
 
 
 def _first_completed(futures: list) -> set:

@@ -53,6 +53,15 @@ def make_tasks(cmds: list, indices: list[int]):
         yield task
 
 
+def launch_task(src, device) -> KernelTask:
+    """The task of a launch about to run on the live `device`, whose memory is what the launch
+    sees (the host program calls this before executing it; make_tasks' replica image of the same
+    launch holds the same bytes, padded with zeros to the final allocation size)."""
+    warm = [(int(c.dst_addr), int(c.nbytes)) for c in device.commands if isinstance(c, Memcpy)]
+    return KernelTask(index=len(device.commands), launch=src.seq + 1, warm=warm,
+                      memory=device.heap[:device.top].copy(), recipe=_recipe(src))
+
+
 def _recipe(src) -> dict:
     path = src.info.source_path
     if not path or not Path(path).is_file():

@@ -57,6 +57,7 @@ class Device:
         self.printf_log: list[str] = []          # device printf output, in order (see decode_host)
         self.printf_sink = "stdout"              # 'stdout', None (keep only in printf_log) or a file object
         self._replay = None
+        self.launch_listener = None              # called (source, device) before a timing launch runs
 
     def replay(self):
         """The replica timing-mode launches are re-emulated on (created on first use)."""
