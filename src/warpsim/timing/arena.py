@@ -4,6 +4,13 @@ CTAs arrive from a frontend as per-warp arrays; they are concatenated into the a
 block per CTA) when loaded into a kernel's queue. Blocks die when their CTA retires; when the
 arena runs out of room at its end, live blocks are moved down (and warp pointers shifted), and
 only if that is not enough the arena grows.
+
+What an instruction is (kind, unit, latency class, flags, width, registers, basic-block mark) is
+the same every time a warp executes it, so it is stored once, as a row of the static table,
+interned by the kernel slot and pc; each executed instruction keeps only its static row, active
+mask, memory space and address row (16 bytes instead of 72: the resident thread blocks of a
+long kernel hold millions of them). An instruction whose static part differs from the row its pc
+already has (a frontend that varies it) gets a row of its own: interning never changes a result.
 """
 
 from __future__ import annotations
@@ -24,17 +31,19 @@ from warpsim.timing.state import (
     B_LIVE,
     B_NWARPS,
     C_BLOCK,
+    D_MASK,
+    D_MROW,
+    D_SID,
+    D_SPACE,
     I_BB,
     I_DST,
     I_FLAGS,
     I_KIND,
     I_LAT,
-    I_MASK,
-    I_MROW,
-    I_SPACE,
     I_SRC,
     I_UNIT,
     I_WIDTH,
+    N_DCOLS,
     N_ICOLS,
     W_CTA,
     W_END,
@@ -48,7 +57,8 @@ from warpsim.timing.state import (
 )
 
 ARENA_LIMIT_ENV = "WARPSIM_ARENA_LIMIT_GB"
-_ROW_BYTES = N_ICOLS * 4
+_ROW_BYTES = N_DCOLS * 4
+_PC_MAP_LIMIT = 1 << 22          # pcs above this are not interned by a dense map (each gets its own row)
 _ADDR_ROW_BYTES = 32 * 8
 
 
@@ -80,7 +90,17 @@ class ArenaManager:
         self.bl = blocks
         self.top_inst = 0
         self.top_addr = 0
+        self.top_static = 0
+        self.pc_rows: dict[int, np.ndarray] = {}     # kernel slot -> pc -> static row (-1: none yet)
         self.max_reg = -1
+
+    def new_kernel(self, slot: int) -> None:
+        """A launch takes kernel slot `slot`: its pcs mean other instructions now. When no loaded CTA
+        is left at all, the static table starts over (it grows only with distinct instructions)."""
+        self.pc_rows.pop(slot, None)
+        if not self.bl.info[:, B_LIVE].any():
+            self.pc_rows.clear()
+            self.top_static = 0
 
     def free_block_ids(self) -> np.ndarray:
         return np.flatnonzero(self.bl.info[:, B_LIVE] == 0)
@@ -104,18 +124,17 @@ class ArenaManager:
         need_i, need_a = int(lens.sum()), int(arows.sum())
         self._make_room(need_i, need_a, wp, ct)
         i0, a0 = self.top_inst, self.top_addr
-        ar = self.ar
         if need_i:
             def cat(name: str) -> np.ndarray:
                 return np.concatenate([getattr(w, name) for w in warps])
 
             bb = np.zeros(0, np.int32) if block_ids_of is None else _block_marks(warps, block_ids_of)
-            top = _write_rows(ar.inst, i0, a0, lens, arows, cat("kind"), cat("unit"), cat("lat"),
-                              cat("flags"), cat("space"), cat("width"), cat("mask").view(np.int32),
-                              cat("dst"), cat("src"), cat("mem_row"), bb)
-            self.max_reg = max(self.max_reg, top)
+            sid = self._intern(kernel_slot, cat("pc"), cat("kind"), cat("unit"), cat("lat"), cat("flags"),
+                               cat("width"), cat("dst"), cat("src"), bb)
+            _write_rows(self.ar.inst, i0, a0, lens, arows, sid, cat("space"), cat("mask").view(np.int32),
+                        cat("mem_row"))
         if need_a:
-            ar.addr[a0:a0 + need_a] = np.concatenate([w.addr for w in warps])
+            self.ar.addr[a0:a0 + need_a] = np.concatenate([w.addr for w in warps])
         bl = self.bl
         wi = 0
         inst = i0
@@ -135,6 +154,33 @@ class ArenaManager:
             wi += nw
         self.top_inst, self.top_addr = inst, addr
 
+    def _intern(self, slot: int, pc, kind, unit, lat, flags, width, dst, src, bb) -> np.ndarray:
+        """Each instruction's static row (new rows appended; the table grows when full)."""
+        n = pc.shape[0]
+        dense = n == 0 or (int(pc.min()) >= 0 and int(pc.max()) < _PC_MAP_LIMIT)
+        rows = self.pc_rows.get(slot) if dense else None
+        if dense:
+            need = int(pc.max()) + 1 if n else 0
+            if rows is None or rows.shape[0] < need:
+                grown = np.full(max(need, 64), -1, np.int32)
+                if rows is not None:
+                    grown[:rows.shape[0]] = rows
+                rows = self.pc_rows[slot] = grown
+        else:
+            rows = np.full(1, -1, np.int32)
+        sid = np.empty(n, np.int32)
+        done = 0
+        while True:
+            done, self.top_static, top = _intern_rows(self.ar.static, self.top_static, rows, dense, pc, kind,
+                                                      unit, lat, flags, width, dst, src, bb, sid, done)
+            self.max_reg = max(self.max_reg, top)
+            if done == n:
+                return sid
+            st = self.ar.static
+            grown = np.zeros((2 * st.shape[0], N_ICOLS), np.int32)
+            grown[:self.top_static] = st[:self.top_static]
+            self.ar = self.ar._replace(static=grown)
+
     def _make_room(self, need_i: int, need_a: int, wp: Warps, ct: Ctas) -> None:
         cap_i, cap_a = self.ar.inst.shape[0], self.ar.addr.shape[0]
         if self.top_inst + need_i <= cap_i and self.top_addr + need_a <= cap_a:
@@ -152,7 +198,7 @@ class ArenaManager:
         if new_i != cap_i or new_a != cap_a:
             self._check_memory(live_i + need_i, live_a + need_a, cap_i, cap_a)
             old = self.ar
-            fresh = new_arena(new_i, new_a)
+            fresh = new_arena(new_i, new_a, n_static=1)._replace(static=old.static)
             fresh.inst[:self.top_inst] = old.inst[:self.top_inst]
             fresh.addr[:self.top_addr] = old.addr[:self.top_addr]
             self.ar = fresh
@@ -182,7 +228,7 @@ class ArenaManager:
         ar = self.ar
         if live.size:
             _move_down(ar.inst, info[live, B_INST_START], ilen, new_is,
-                       info[live, B_ADDR_START] - new_as, I_MROW)
+                       info[live, B_ADDR_START] - new_as, D_MROW)
             _move_down(ar.addr, info[live, B_ADDR_START], alen, new_as, np.zeros_like(alen), -1)
         delta = np.zeros(info.shape[0], dtype=np.int64)
         delta[live] = info[live, B_INST_START] - new_is
@@ -199,35 +245,62 @@ class ArenaManager:
 
 
 @njit(cache=True)
-def _write_rows(inst, i0, a0, lens, arows, kind, unit, lat, flags, space, width, mask, dst, src,
-                mem_row, bb) -> int:
-    """Fill arena rows i0.. from concatenated warp columns in one pass (column-by-column numpy
-    assignment into the row-major arena touched every row 18 times); memory rows become arena
-    address rows (warp-local row + the warp's first row). Returns the highest register id."""
-    top = -1
+def _intern_rows(static, top, rows, dense, pc, kind, unit, lat, flags, width, dst, src, bb, sid, start):
+    """Static rows of instructions start.. (module docstring): the row their pc already has when
+    it holds the same values, else a new row. Stops early when the table is full. Returns (next
+    instruction, table top, highest register id of the new rows)."""
+    reg = -1
+    for i in range(start, pc.shape[0]):
+        r = rows[pc[i]] if dense else -1
+        if r >= 0:
+            same = (static[r, I_KIND] == kind[i] and static[r, I_UNIT] == unit[i]
+                    and static[r, I_LAT] == lat[i] and static[r, I_FLAGS] == flags[i]
+                    and static[r, I_WIDTH] == width[i]
+                    and static[r, I_BB] == (bb[i] if bb.shape[0] else 0))
+            for j in range(MAX_DST):
+                same = same and static[r, I_DST + j] == dst[i, j]
+            for j in range(MAX_SRC):
+                same = same and static[r, I_SRC + j] == src[i, j]
+            if same:
+                sid[i] = r
+                continue
+        if top >= static.shape[0]:
+            return i, top, reg
+        row = static[top]
+        row[I_KIND] = kind[i]
+        row[I_UNIT] = unit[i]
+        row[I_LAT] = lat[i]
+        row[I_FLAGS] = flags[i]
+        row[I_WIDTH] = width[i]
+        for j in range(MAX_DST):
+            row[I_DST + j] = dst[i, j]
+            reg = max(reg, dst[i, j])
+        for j in range(MAX_SRC):
+            row[I_SRC + j] = src[i, j]
+            reg = max(reg, src[i, j])
+        row[I_BB] = bb[i] if bb.shape[0] else 0
+        if dense and r < 0:
+            rows[pc[i]] = top
+        sid[i] = top
+        top += 1
+    return pc.shape[0], top, reg
+
+
+@njit(cache=True)
+def _write_rows(inst, i0, a0, lens, arows, sid, space, mask, mem_row) -> None:
+    """Fill arena rows i0.. from concatenated warp columns in one pass; memory rows become arena
+    address rows (warp-local row + the warp's first row)."""
     i = 0
     base = a0
     for w in range(lens.shape[0]):
         for _ in range(lens[w]):
             r = inst[i0 + i]
-            r[I_KIND] = kind[i]
-            r[I_UNIT] = unit[i]
-            r[I_LAT] = lat[i]
-            r[I_FLAGS] = flags[i]
-            r[I_SPACE] = space[i]
-            r[I_WIDTH] = width[i]
-            r[I_MASK] = mask[i]
-            r[I_MROW] = mem_row[i] + base if mem_row[i] >= 0 else -1
-            for j in range(MAX_DST):
-                r[I_DST + j] = dst[i, j]
-                top = max(top, dst[i, j])
-            for j in range(MAX_SRC):
-                r[I_SRC + j] = src[i, j]
-                top = max(top, src[i, j])
-            r[I_BB] = bb[i] if bb.shape[0] else 0
+            r[D_SID] = sid[i]
+            r[D_SPACE] = space[i]
+            r[D_MASK] = mask[i]
+            r[D_MROW] = mem_row[i] + base if mem_row[i] >= 0 else -1
             i += 1
         base += arows[w]
-    return top
 
 
 @njit(cache=True)

@@ -240,6 +240,7 @@ class Simulator:
         self.running[slot] = run
         if self.wp.blog.shape[0] > 0:
             self.block_ids_of[slot] = block_marker(src)
+        self.arena.new_kernel(slot)
         self.refill(slot)
         kk[slot, K_ACTIVE] = 1
         return slot

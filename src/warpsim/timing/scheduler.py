@@ -24,6 +24,10 @@ from warpsim.timing.state import (
     C_BAR_COUNT,
     C_KERNEL,
     C_WARPS_LEFT,
+    D_MASK,
+    D_MROW,
+    D_SID,
+    D_SPACE,
     G_LOG_N,
     G_TINST,
     G_WINST,
@@ -32,9 +36,6 @@ from warpsim.timing.state import (
     I_FLAGS,
     I_KIND,
     I_LAT,
-    I_MASK,
-    I_MROW,
-    I_SPACE,
     I_SRC,
     I_UNIT,
     I_WIDTH,
@@ -106,7 +107,7 @@ def _log_block(g, t, block, wp, ct):
 def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
     """Try to issue warp g's next instruction at cycle t. Returns (outcome, earliest retry cycle)."""
     w = wp.w
-    inst = ar.inst
+    st = ar.static
     p = pr.p
     outcome = ISSUED
     when = t + 1
@@ -117,8 +118,8 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
         if w[g, W_AT_BAR]:
             outcome, when = BARRIER, INF
             break
-        i = w[g, W_NEXT]
-        if i >= w[g, W_END]:
+        row = w[g, W_NEXT]              # the warp's next dynamic instruction
+        if row >= w[g, W_END]:
             if w[g, W_OUTSTANDING] > 0:
                 outcome, when = MEMORY, INF
             elif t < w[g, W_LAST_COMPLETE]:
@@ -127,13 +128,14 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
                 finish_warp(g, q, t, bl, wp, sc, ct, sms, kn, gl, p)
                 outcome, when = FINISHED, t + 1     # the candidate list changed: look again
             break
-        kind = inst[i, I_KIND]
+        si = ar.inst[row, D_SID]         # ... and its static row
+        kind = st[si, I_KIND]
         if kind == K_MEMBAR and w[g, W_OUTSTANDING] > 0:
             outcome, when = MEMORY, INF
             break
         ready = 0
         for j in range(I_DST, I_SRC + MAX_SRC):
-            r = inst[i, j]
+            r = st[si, j]
             if r >= 0:
                 rt = wp.reg[g, r]
                 if rt > ready:
@@ -142,7 +144,7 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
             outcome = MEMORY if ready >= INF else SCOREBOARD
             when = ready
             break
-        u = pr.units[1, inst[i, I_UNIT]]
+        u = pr.units[1, st[si, I_UNIT]]
         best = INF
         ui = 0
         for x in range(pr.units[0, u]):
@@ -153,10 +155,10 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
         if best > t:
             outcome, when = UNIT_BUSY, best
             break
-        lc = inst[i, I_LAT]
+        lc = st[si, I_LAT]
         latency = pr.lat[lc, 0]
         interval = pr.lat[lc, 1]
-        if inst[i, I_FLAGS] & FLAG_HALF_II:
+        if st[si, I_FLAGS] & FLAG_HALF_II:
             interval = interval // 2
         if interval < 1:
             interval = 1
@@ -170,16 +172,16 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
                 outcome, when = MEMORY, INF
                 break
             token = g * PENDING_PER_WARP + slot
-            occ = mem_issue(ms, t, g // p[P_WARPS_PER_SM], token, inst[i, I_SPACE], kind, inst[i, I_FLAGS],
-                            inst[i, I_WIDTH], np.int64(inst[i, I_MASK]) & 0xFFFFFFFF,
-                            ar.addr[inst[i, I_MROW]])
+            occ = mem_issue(ms, t, g // p[P_WARPS_PER_SM], token, ar.inst[row, D_SPACE], kind,
+                            st[si, I_FLAGS], st[si, I_WIDTH], np.int64(ar.inst[row, D_MASK]) & 0xFFFFFFFF,
+                            ar.addr[ar.inst[row, D_MROW]])
             if occ < 0:     # refused: retry next cycle (-1) or when the memory system wakes the SM
                 outcome, when = MEMORY, (t + 1 if occ == -1 else REFUSED)
                 break
             wp.pend[g, slot, 0] = 1
             w[g, W_OUTSTANDING] += 1
             for j in range(MAX_DST):
-                r = inst[i, I_DST + j]
+                r = st[si, I_DST + j]
                 wp.pend[g, slot, 1 + j] = r
                 if r >= 0:
                     wp.reg[g, r] = INF
@@ -188,21 +190,21 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
             sc.unit_free[q, u, ui] = t + interval
             done = t + latency
             for j in range(MAX_DST):
-                r = inst[i, I_DST + j]
+                r = st[si, I_DST + j]
                 if r >= 0:
                     wp.reg[g, r] = done
             if done > w[g, W_LAST_COMPLETE]:
                 w[g, W_LAST_COMPLETE] = done
-        w[g, W_NEXT] = i + 1
-        if inst[i, I_BB] > 0 and wp.blog.shape[0] > 0:    # sampling hook: a basic block starts
-            _log_block(g, t, inst[i, I_BB] - 1, wp, ct)
+        w[g, W_NEXT] = row + 1
+        if st[si, I_BB] > 0 and wp.blog.shape[0] > 0:    # sampling hook: a basic block starts
+            _log_block(g, t, st[si, I_BB] - 1, wp, ct)
         nlog = gl.g[G_LOG_N]
         if nlog < gl.log.shape[0]:
             gl.log[nlog, 0] = t
             gl.log[nlog, 1] = g
-            gl.log[nlog, 2] = i
+            gl.log[nlog, 2] = row
             gl.g[G_LOG_N] = nlog + 1
-        lanes = popcount32(inst[i, I_MASK])
+        lanes = popcount32(ar.inst[row, D_MASK])
         gl.g[G_WINST] += 1
         gl.g[G_TINST] += lanes
         sms[g // p[P_WARPS_PER_SM], M_WINST] += 1
@@ -210,7 +212,7 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
         k = ct.c[c, C_KERNEL]
         kn.k[k, K_WINST] += 1
         kn.k[k, K_TINST] += lanes
-        if kind == K_ATOMIC and inst[i, I_FLAGS] & FLAG_GRID_SYNC:
+        if kind == K_ATOMIC and st[si, I_FLAGS] & FLAG_GRID_SYNC:
             arrive_grid_barrier(g, k, t, wp, sc, ct, kn, p)
         if kind == K_BARRIER:
             w[g, W_AT_BAR] = AT_CTA_BARRIER

@@ -37,9 +37,13 @@ ISSUED, NO_INSTRUCTION, SCOREBOARD, UNIT_BUSY, MEMORY, BARRIER = range(6)
 STALL_NAMES = ("issued", "no_instruction", "scoreboard", "unit_busy", "memory", "barrier")
 POLICIES = {"gto": 0, "lrr": 1, "two_level": 2}
 
-# Arena.inst columns (int32)
-I_KIND, I_UNIT, I_LAT, I_FLAGS, I_SPACE, I_WIDTH, I_MASK, I_MROW = range(8)
-I_DST = 8                      # MAX_DST columns
+# Arena.inst columns (int32): one row per executed warp instruction, only what varies between
+# executions of the same instruction; the rest is its row of Arena.static (D_SID)
+D_SID, D_MASK, D_MROW, D_SPACE = range(4)
+N_DCOLS = 4
+# Arena.static columns (int32): one row per distinct instruction of the loaded kernels
+I_KIND, I_UNIT, I_LAT, I_FLAGS, I_WIDTH = range(5)
+I_DST = 5                      # MAX_DST columns
 I_SRC = I_DST + MAX_DST        # MAX_SRC columns
 I_BB = I_SRC + MAX_SRC         # basic-block id + 1 where the instruction starts a block, else 0
 N_ICOLS = I_BB + 1
@@ -105,9 +109,11 @@ TS_COLUMNS = 9
 
 
 class Arena(NamedTuple):
-    """Instructions of all loaded CTAs (resident and queued), concatenated."""
+    """Instructions of all loaded CTAs (resident and queued), concatenated: per execution only the
+    active mask, memory space and address row (16 bytes), the static part once per instruction."""
 
-    inst: np.ndarray     # int32 [N, N_ICOLS]
+    inst: np.ndarray     # int32 [N, N_DCOLS]
+    static: np.ndarray   # int32 [S, N_ICOLS]
     addr: np.ndarray     # uint64 [rows, 32] lane addresses of memory instructions
 
 
@@ -160,10 +166,11 @@ class Params(NamedTuple):
     units: np.ndarray    # int64 [2, N_UNITS] units per sub-core; where a class without units issues
 
 
-def new_arena(n_inst: int, n_addr: int) -> Arena:
+def new_arena(n_inst: int, n_addr: int, n_static: int = 1 << 10) -> Arena:
     """Zeroed (calloc'd: pages stay unmapped until written). Every column of a row is written when
     a CTA is loaded into it (arena.py), before anything reads it, so no other initial value."""
-    return Arena(inst=np.zeros((n_inst, N_ICOLS), np.int32), addr=np.zeros((n_addr, 32), np.uint64))
+    return Arena(inst=np.zeros((n_inst, N_DCOLS), np.int32), static=np.zeros((n_static, N_ICOLS), np.int32),
+                 addr=np.zeros((n_addr, 32), np.uint64))
 
 
 def new_blocks(n: int) -> Blocks:
