@@ -1,5 +1,6 @@
-"""The arena's static table: an instruction's fixed part is stored once per (kernel slot, pc), each
-execution keeps 16 bytes, and interning never merges instructions that differ."""
+"""The arena's compact rows: an instruction's fixed part is stored once per (kernel slot, pc), each
+execution keeps 16 bytes, evenly spaced lane addresses a base and a stride; interning never merges
+instructions that differ, and nothing here changes a simulated result."""
 
 import numpy as np
 
@@ -57,7 +58,10 @@ def test_a_loop_stores_each_instruction_once():
     # what varies per execution stays per execution: mask, space, address row (per warp, in order)
     assert inst[1, D_MASK] == 0x0000FFFF and inst[0, D_MASK] == -1
     assert inst[0, D_SPACE] == MemSpace.GLOBAL and inst[1, D_SPACE] == MemSpace.NONE
-    assert list(inst[0:9:3, D_MROW]) == [0, 1, 2] and inst[300, D_MROW] == 100 and inst[1, D_MROW] == -1
+    # evenly spaced addresses: affine rows -2, -3, ... in instruction order (warp 2 starts at row 100)
+    assert list(inst[0:9:3, D_MROW]) == [-2, -3, -4] and inst[300, D_MROW] == -102 and inst[1, D_MROW] == -1
+    assert am.top_aff == 200 and am.top_addr == 0
+    assert list(am.ar.aff[0]) == [0x1000, 4]
     assert am.max_reg == 2
 
 
@@ -110,3 +114,47 @@ def test_results_do_not_depend_on_the_static_table_size():
     out = sim.run([shared_tiled(tiles=2, ctas=200)])
     assert out.total_cycles == ref.total_cycles and out.stalls == ref.stalls
     assert sim.arena.ar.static.shape[0] > 1
+
+
+def _mem(addrs, mask=0xFFFFFFFF) -> WarpBuilder:
+    b = WarpBuilder()
+    b.add(0, mask, InstKind.LOAD, Unit.LDST, LatClass.MEM, dst=[1], src=[0], space=MemSpace.GLOBAL, width=4,
+          addrs=np.asarray(addrs, np.uint64))
+    return b
+
+
+def test_address_rows_affine_or_full():
+    am, wp, ct = _manager()
+    lanes = np.arange(32, dtype=np.uint64)
+    irregular = (lanes * 7919) % 1021 * 4 + 0x2000
+    half = np.where(lanes % 2 == 1, 0x3000 + lanes * 8, 0).astype(np.uint64)   # odd lanes active
+    one = np.zeros(32, np.uint64)
+    one[5] = 0x4444
+    warps = [_mem(irregular), _mem(np.full(32, 0x5000)), _mem(half, 0xAAAAAAAA), _mem(one, 1 << 5),
+             _mem(np.zeros(32), 0), _mem(0x7F00_0000_0000 - lanes * 16)]
+    _load(am, wp, ct, warps)
+    mrow = am.ar.inst[:6, D_MROW]
+    assert mrow[0] == 0 and am.top_addr == 1 and np.array_equal(am.ar.addr[0], irregular)
+    assert list(mrow[1:]) == [-2, -3, -4, -5, -6] and am.top_aff == 5
+    aff = am.ar.aff[:5].tolist()
+    assert aff[0] == [0x5000, 0]                      # broadcast
+    assert aff[1] == [0x3000, 8]                      # inactive lanes do not count
+    assert aff[2][0] + 5 * aff[2][1] == 0x4444        # one active lane: its address at that lane
+    assert aff[3] == [0, 0]                           # no active lane
+    assert aff[4] == [0x7F00_0000_0000, -16]          # descending
+
+
+def test_compaction_and_growth_with_both_kinds_of_address_rows():
+    """A tiny arena (compacted and grown many times) gives the same run as the default one, on a
+    kernel with irregular (gather) and evenly spaced (shared tiles) addresses."""
+    from warpsim.bench.kernels import gather, shared_tiled
+    from warpsim.config import load_gpu
+
+    for model in ("fixed", "hierarchy"):
+        gpu = load_gpu("QV100", [f"memory_model={model}"])
+        ref = Simulator(gpu).run([gather(n=1 << 14), shared_tiled(tiles=2, ctas=300, kid=2)])
+        sim = Simulator(gpu)
+        sim.arena = ArenaManager(new_blocks(sim.arena.bl.info.shape[0]), n_inst=64, n_addr=8)
+        small = sim.run([gather(n=1 << 14), shared_tiled(tiles=2, ctas=300, kid=2)])
+        assert small.total_cycles == ref.total_cycles and small.stalls == ref.stalls
+        assert sim.arena.ar.addr.shape[0] > 8 and sim.arena.ar.aff.shape[0] > 8

@@ -19,7 +19,7 @@ import numpy as np
 from warpsim.errors import InputError
 
 FORMAT = "warpsim-checkpoint"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2          # 2: thread-block table with affine address rows (timing/arena.py)
 MANIFEST = "manifest.json"
 
 

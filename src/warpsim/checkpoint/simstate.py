@@ -49,7 +49,7 @@ def capture(sim, *, caches: bool = True) -> tuple[dict, dict[str, np.ndarray]]:
             "log_read": list(sim.log_read), "memory_state": "saved" if caches else "cold",
             "memory_kind": type(sim.ms).__name__,
             "arena": {"top_inst": sim.arena.top_inst, "top_addr": sim.arena.top_addr,
-                      "max_reg": sim.arena.max_reg},
+                      "top_aff": sim.arena.top_aff, "max_reg": sim.arena.max_reg},
             "results": [result_to_json(r) for r in sim.results]}
     return meta, arrays
 
@@ -76,6 +76,7 @@ def restore(sim, meta: dict, arrays: dict[str, np.ndarray], where: str) -> None:
                                   for f in bl._fields})
     a = meta["arena"]
     sim.arena.top_inst, sim.arena.top_addr, sim.arena.max_reg = a["top_inst"], a["top_addr"], a["max_reg"]
+    sim.arena.top_aff = a["top_aff"]
     sim.seq, sim.memcpy_bytes, sim.regs = int(meta["seq"]), int(meta["memcpy_bytes"]), int(meta["regs"])
     sim.log_read = [int(x) for x in meta["log_read"]]
     sim.results = [result_from_json(r) for r in meta["results"]]

@@ -11,6 +11,10 @@ interned by the kernel slot and pc; each executed instruction keeps only its sta
 mask, memory space and address row (16 bytes instead of 72: the resident thread blocks of a
 long kernel hold millions of them). An instruction whose static part differs from the row its pc
 already has (a frontend that varies it) gets a row of its own: interning never changes a result.
+
+Lane addresses likewise: a memory instruction whose active lanes are evenly spaced (coalesced
+accesses, broadcasts: most of them) keeps a base and a stride (16 bytes) instead of 32 addresses
+(256 bytes); the issue stage rebuilds the 32 (inactive lanes 0, as the frontends give them).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from warpsim.ir.records import MAX_DST, MAX_SRC, CtaTrace, PackedCta
 from warpsim.timing.state import (
     B_ADDR_LEN,
     B_ADDR_START,
+    B_AFF_LEN,
+    B_AFF_START,
     B_INST_LEN,
     B_INST_START,
     B_KERNEL,
@@ -58,6 +64,7 @@ from warpsim.timing.state import (
 
 ARENA_LIMIT_ENV = "WARPSIM_ARENA_LIMIT_GB"
 _ROW_BYTES = N_DCOLS * 4
+_AFF_ROW_BYTES = 16
 _PC_MAP_LIMIT = 1 << 22          # pcs above this are not interned by a dense map (each gets its own row)
 _ADDR_ROW_BYTES = 32 * 8
 
@@ -90,6 +97,7 @@ class ArenaManager:
         self.bl = blocks
         self.top_inst = 0
         self.top_addr = 0
+        self.top_aff = 0
         self.top_static = 0
         self.pc_rows: dict[int, np.ndarray] = {}     # kernel slot -> pc -> static row (-1: none yet)
         self.max_reg = -1
@@ -121,38 +129,49 @@ class ArenaManager:
             warps = [w for cta in ctas for w in cta.warps]
             lens = np.fromiter((len(w) for w in warps), dtype=np.int64, count=len(warps))
             arows = np.fromiter((w.addr.shape[0] for w in warps), dtype=np.int64, count=len(warps))
-        need_i, need_a = int(lens.sum()), int(arows.sum())
-        self._make_room(need_i, need_a, wp, ct)
-        i0, a0 = self.top_inst, self.top_addr
+        need_i = int(lens.sum())
         if need_i:
             def cat(name: str) -> np.ndarray:
                 return np.concatenate([getattr(w, name) for w in warps])
 
+            mask, mem_row = cat("mask").view(np.int32), cat("mem_row")
+            addr_in = np.concatenate([w.addr for w in warps]) if int(arows.sum()) else \
+                np.zeros((0, 32), np.uint64)
+            affine = np.zeros(need_i, np.bool_)
+            w_full = np.zeros(lens.shape[0], np.int64)
+            w_aff = np.zeros(lens.shape[0], np.int64)
+            _classify(lens, arows, mem_row, mask, addr_in, affine, w_full, w_aff)
+        else:
+            w_full = w_aff = np.zeros(lens.shape[0], np.int64)
+        need_a, need_f = int(w_full.sum()), int(w_aff.sum())
+        self._make_room(need_i, need_a, need_f, wp, ct)
+        i0, a0, f0 = self.top_inst, self.top_addr, self.top_aff
+        if need_i:
             bb = np.zeros(0, np.int32) if block_ids_of is None else _block_marks(warps, block_ids_of)
             sid = self._intern(kernel_slot, cat("pc"), cat("kind"), cat("unit"), cat("lat"), cat("flags"),
                                cat("width"), cat("dst"), cat("src"), bb)
-            _write_rows(self.ar.inst, i0, a0, lens, arows, sid, cat("space"), cat("mask").view(np.int32),
-                        cat("mem_row"))
-        if need_a:
-            self.ar.addr[a0:a0 + need_a] = np.concatenate([w.addr for w in warps])
+            ar = self.ar
+            _write_rows(ar.inst, ar.addr, ar.aff, i0, a0, f0, lens, arows, sid, cat("space"), mask, mem_row,
+                        affine, addr_in)
         bl = self.bl
         wi = 0
-        inst = i0
-        addr = a0
+        inst, addr, aff = i0, a0, f0
         for cta, b in zip(ctas, block_ids, strict=True):
             nw = cta.num_warps
             if nw > bl.warp_off.shape[1] - 1:
                 raise ValueError(f"CTA {cta.cta} has {nw} warps; at most 32 are supported")
             off = np.zeros(nw + 1, dtype=np.int64)
             np.cumsum(lens[wi:wi + nw], out=off[1:])
-            n_addr = int(arows[wi:wi + nw].sum())
-            bl.info[b, [B_INST_START, B_INST_LEN, B_ADDR_START, B_ADDR_LEN, B_NWARPS, B_LIVE, B_KERNEL]] = (
-                inst, off[-1], addr, n_addr, nw, 1, kernel_slot)
+            n_addr, n_aff = int(w_full[wi:wi + nw].sum()), int(w_aff[wi:wi + nw].sum())
+            bl.info[b, [B_INST_START, B_INST_LEN, B_ADDR_START, B_ADDR_LEN, B_NWARPS, B_LIVE, B_KERNEL,
+                        B_AFF_START, B_AFF_LEN]] = (inst, off[-1], addr, n_addr, nw, 1, kernel_slot, aff,
+                                                    n_aff)
             bl.warp_off[b, :nw + 1] = off
             inst += int(off[-1])
             addr += n_addr
+            aff += n_aff
             wi += nw
-        self.top_inst, self.top_addr = inst, addr
+        self.top_inst, self.top_addr, self.top_aff = inst, addr, aff
 
     def _intern(self, slot: int, pc, kind, unit, lat, flags, width, dst, src, bb) -> np.ndarray:
         """Each instruction's static row (new rows appended; the table grows when full)."""
@@ -181,55 +200,64 @@ class ArenaManager:
             grown[:self.top_static] = st[:self.top_static]
             self.ar = self.ar._replace(static=grown)
 
-    def _make_room(self, need_i: int, need_a: int, wp: Warps, ct: Ctas) -> None:
-        cap_i, cap_a = self.ar.inst.shape[0], self.ar.addr.shape[0]
-        if self.top_inst + need_i <= cap_i and self.top_addr + need_a <= cap_a:
+    def _make_room(self, need_i: int, need_a: int, need_f: int, wp: Warps, ct: Ctas) -> None:
+        ar = self.ar
+        caps = (ar.inst.shape[0], ar.addr.shape[0], ar.aff.shape[0])
+        needs = (need_i, need_a, need_f)
+
+        def fits() -> bool:
+            tops = (self.top_inst, self.top_addr, self.top_aff)
+            return all(t + n <= c for t, n, c in zip(tops, needs, caps, strict=True))
+
+        if fits():
             return
-        live_i, live_a = self._compact(wp, ct)
-        # keep the arena at most 3/4 full after compaction, so compactions stay amortised; grow to
+        lives = self._compact(wp, ct)
+        # keep each table at most 3/4 full after compaction, so compactions stay amortised; grow to
         # 1.5x what is needed (not to a power of two: the resident warps of a full GPU can hold
         # ~10M instructions, and doubling past that would cost gigabytes)
-        ok_i = live_i + need_i <= cap_i * 3 // 4
-        ok_a = live_a + need_a <= cap_a * 3 // 4
-        if ok_i and ok_a and self.top_inst + need_i <= cap_i and self.top_addr + need_a <= cap_a:
+        ok = [live + n <= c * 3 // 4 for live, n, c in zip(lives, needs, caps, strict=True)]
+        if all(ok) and fits():
             return
-        new_i = cap_i if ok_i else (live_i + need_i) * 3 // 2 + 1024
-        new_a = cap_a if ok_a else (live_a + need_a) * 3 // 2 + 256
-        if new_i != cap_i or new_a != cap_a:
-            self._check_memory(live_i + need_i, live_a + need_a, cap_i, cap_a)
+        new = [c if k else (live + n) * 3 // 2 + pad
+               for k, live, n, c, pad in zip(ok, lives, needs, caps, (1024, 256, 256), strict=True)]
+        if tuple(new) != caps:
+            self._check_memory(*(live + n for live, n in zip(lives, needs, strict=True)))
             old = self.ar
-            fresh = new_arena(new_i, new_a, n_static=1)._replace(static=old.static)
+            fresh = new_arena(new[0], new[1], n_static=1, n_aff=new[2])._replace(static=old.static)
             fresh.inst[:self.top_inst] = old.inst[:self.top_inst]
             fresh.addr[:self.top_addr] = old.addr[:self.top_addr]
+            fresh.aff[:self.top_aff] = old.aff[:self.top_aff]
             self.ar = fresh
 
-    def _check_memory(self, rows: int, addr_rows: int, cap_i: int, cap_a: int) -> None:
+    def _check_memory(self, rows: int, addr_rows: int, aff_rows: int) -> None:
         """Refuse to grow past the memory there is: the OS would kill the process instead, after
         minutes or hours. Counts the rows the resident CTAs will fill (a new arena is calloc'd,
         its untouched tail costs nothing; the old arena's pages are already counted as used)."""
         avail = _available_bytes()
         if avail is None:
             return
-        need = rows * _ROW_BYTES + addr_rows * _ADDR_ROW_BYTES
+        need = rows * _ROW_BYTES + addr_rows * _ADDR_ROW_BYTES + aff_rows * _AFF_ROW_BYTES
         if need > avail:
             raise ResourceError(
                 f"the instruction streams of the resident thread blocks need {_size(need)} "
-                f"({rows:,} warp instructions, {addr_rows:,} with addresses) and "
+                f"({rows:,} warp instructions, {addr_rows + aff_rows:,} with addresses) and "
                 f"{_size(avail)} can be used ({ARENA_LIMIT_ENV} "
                 f"{'sets it' if os.environ.get(ARENA_LIMIT_ENV) else 'unset: 80 % of the available memory'})")
 
-    def _compact(self, wp: Warps, ct: Ctas) -> tuple[int, int]:
+    def _compact(self, wp: Warps, ct: Ctas) -> tuple[int, int, int]:
         info = self.bl.info
         live = np.flatnonzero(info[:, B_LIVE])
         live = live[np.argsort(info[live, B_INST_START], kind="stable")]
-        ilen, alen = info[live, B_INST_LEN], info[live, B_ADDR_LEN]
+        ilen, alen, flen = info[live, B_INST_LEN], info[live, B_ADDR_LEN], info[live, B_AFF_LEN]
         new_is = np.cumsum(ilen) - ilen
         new_as = np.cumsum(alen) - alen
+        new_fs = np.cumsum(flen) - flen
         ar = self.ar
         if live.size:
-            _move_down(ar.inst, info[live, B_INST_START], ilen, new_is,
-                       info[live, B_ADDR_START] - new_as, D_MROW)
-            _move_down(ar.addr, info[live, B_ADDR_START], alen, new_as, np.zeros_like(alen), -1)
+            _move_down_inst(ar.inst, info[live, B_INST_START], ilen, new_is,
+                            info[live, B_ADDR_START] - new_as, info[live, B_AFF_START] - new_fs)
+            _move_down(ar.addr, info[live, B_ADDR_START], alen, new_as)
+            _move_down(ar.aff, info[live, B_AFF_START], flen, new_fs)
         delta = np.zeros(info.shape[0], dtype=np.int64)
         delta[live] = info[live, B_INST_START] - new_is
         used = np.flatnonzero(wp.w[:, W_USED])
@@ -239,9 +267,11 @@ class ArenaManager:
             wp.w[used, W_END] -= delta[blk]
         info[live, B_INST_START] = new_is
         info[live, B_ADDR_START] = new_as
+        info[live, B_AFF_START] = new_fs
         self.top_inst = int(ilen.sum())
         self.top_addr = int(alen.sum())
-        return self.top_inst, self.top_addr
+        self.top_aff = int(flen.sum())
+        return self.top_inst, self.top_addr, self.top_aff
 
 
 @njit(cache=True)
@@ -287,35 +317,104 @@ def _intern_rows(static, top, rows, dense, pc, kind, unit, lat, flags, width, ds
 
 
 @njit(cache=True)
-def _write_rows(inst, i0, a0, lens, arows, sid, space, mask, mem_row) -> None:
-    """Fill arena rows i0.. from concatenated warp columns in one pass; memory rows become arena
-    address rows (warp-local row + the warp's first row)."""
+def _classify(lens, arows, mem_row, mask, addr_in, affine, w_full, w_aff) -> None:
+    """Which memory instructions have evenly spaced active lanes (`affine`), and per warp how many
+    address rows of each kind it needs."""
     i = 0
-    base = a0
+    base = 0
+    for w in range(lens.shape[0]):
+        for _ in range(lens[w]):
+            if mem_row[i] >= 0:
+                if _stride(addr_in[base + mem_row[i]], np.int64(mask[i]) & 0xFFFFFFFF)[0]:
+                    affine[i] = True
+                    w_aff[w] += 1
+                else:
+                    w_full[w] += 1
+            i += 1
+        base += arows[w]
+
+
+@njit(cache=True)
+def _stride(lanes, m):
+    """(affine?, base, stride): active lane l at base + l * stride (no active lane: base 0)."""
+    first = -1
+    a0 = np.int64(0)
+    stride = np.int64(0)
+    known = False
+    for lane in range(32):
+        if not (m >> lane) & 1:
+            continue
+        a = np.int64(lanes[lane])
+        if first < 0:
+            first, a0 = lane, a
+        elif not known:
+            d = a - a0
+            if d % (lane - first) != 0:
+                return False, np.int64(0), np.int64(0)
+            stride = d // (lane - first)
+            known = True
+        elif a != a0 + (lane - first) * stride:
+            return False, np.int64(0), np.int64(0)
+    if first < 0:
+        return True, np.int64(0), np.int64(0)
+    return True, a0 - first * stride, stride
+
+
+@njit(cache=True)
+def _write_rows(inst, addr, aff, i0, a0, f0, lens, arows, sid, space, mask, mem_row, affine, addr_in) -> None:
+    """Fill arena rows i0.. from concatenated warp columns in one pass; memory instructions get
+    their own address row (a0.., full) or affine row (f0..), in instruction order."""
+    i = 0
+    base = 0
+    na = a0
+    nf = f0
     for w in range(lens.shape[0]):
         for _ in range(lens[w]):
             r = inst[i0 + i]
             r[D_SID] = sid[i]
             r[D_SPACE] = space[i]
             r[D_MASK] = mask[i]
-            r[D_MROW] = mem_row[i] + base if mem_row[i] >= 0 else -1
+            if mem_row[i] < 0:
+                r[D_MROW] = -1
+            elif affine[i]:
+                _, b, s = _stride(addr_in[base + mem_row[i]], np.int64(mask[i]) & 0xFFFFFFFF)
+                aff[nf, 0] = b
+                aff[nf, 1] = s
+                r[D_MROW] = -2 - nf
+                nf += 1
+            else:
+                addr[na, :] = addr_in[base + mem_row[i]]
+                r[D_MROW] = na
+                na += 1
             i += 1
         base += arows[w]
 
 
 @njit(cache=True)
-def _move_down(rows, starts, lengths, new_starts, row_shift, shift_col: int) -> None:
-    """Move blocks of rows down in place (blocks sorted by start, new_starts <= starts, so a forward
-    copy never overwrites rows still to be moved); subtract row_shift[k] from column shift_col of
-    block k where it is >= 0 (memory-row pointers). In place: a copy of the live rows would double
-    the arena's peak memory (gigabytes when resident CTAs are long)."""
+def _move_down_inst(rows, starts, lengths, new_starts, addr_shift, aff_shift) -> None:
+    """_move_down for instruction rows, whose address pointers move with their blocks' rows."""
     for k in range(starts.shape[0]):
         s, n, d = starts[k], lengths[k], new_starts[k]
         for i in range(n):
             if s != d:
                 rows[d + i, :] = rows[s + i, :]
-            if shift_col >= 0 and rows[d + i, shift_col] >= 0:
-                rows[d + i, shift_col] -= row_shift[k]
+            m = rows[d + i, D_MROW]
+            if m >= 0:
+                rows[d + i, D_MROW] = m - addr_shift[k]
+            elif m <= -2:
+                rows[d + i, D_MROW] = m + aff_shift[k]
+
+
+@njit(cache=True)
+def _move_down(rows, starts, lengths, new_starts) -> None:
+    """Move blocks of rows down in place (blocks sorted by start, new_starts <= starts, so a forward
+    copy never overwrites rows still to be moved). In place: a copy of the live rows would double
+    the arena's peak memory (gigabytes when resident CTAs are long)."""
+    for k in range(starts.shape[0]):
+        s, n, d = starts[k], lengths[k], new_starts[k]
+        if s != d:
+            for i in range(n):
+                rows[d + i, :] = rows[s + i, :]
 
 
 def _block_marks(warps, block_ids_of) -> np.ndarray:

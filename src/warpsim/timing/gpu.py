@@ -98,6 +98,7 @@ from warpsim.timing.units import unit_tables
 
 MAX_KERNEL_SLOTS = 32
 QUEUED_INSTRUCTION_BUDGET = 4_000_000   # bound on instructions loaded ahead of placement
+LOAD_CHUNK_INSTRUCTIONS = 1 << 18       # CTAs handed to the arena together (refill's docstring)
 ProgressFn = Callable[[dict], None]
 
 
@@ -246,13 +247,19 @@ class Simulator:
         return slot
 
     def refill(self, slot: int) -> None:
+        """Top up the kernel's queue of loaded CTAs (up to twice its low-water mark, within the
+        instruction budget), loading them into the arena a chunk at a time: the CTAs' streams as the
+        frontend hands them over (wide columns, 32 lane addresses per access) are several times
+        their arena rows, so holding a whole refill of them at once would set the peak memory."""
         run = self.running[slot]
         kk = self.kn.k
         queued = int(kk[slot, K_QTAIL] - kk[slot, K_QHEAD])
         target = min(self.queue_cap, 2 * max(int(kk[slot, K_LOW]), 1))
-        batch: list[CtaTrace] = []
+        chunk: list[CtaTrace] = []
+        pending = 0
+        added = 0
         budget = 0
-        while queued + len(batch) < target and budget < QUEUED_INSTRUCTION_BUDGET:
+        while queued + added + len(chunk) < target and budget < QUEUED_INSTRUCTION_BUDGET:
             cta = next(run.ctas, None)
             if cta is None:
                 kk[slot, K_MORE] = 0
@@ -260,12 +267,21 @@ class Simulator:
             if cta.num_warps != run.info.warps_per_cta:
                 raise InputError(f"kernel {run.info.kernel_id} ({run.info.name}): CTA {cta.cta} has "
                                  f"{cta.num_warps} warps, the block shape needs {run.info.warps_per_cta}")
-            batch.append(cta)
+            chunk.append(cta)
             budget += cta.warp_instructions
+            pending += cta.warp_instructions
+            if pending >= LOAD_CHUNK_INSTRUCTIONS:
+                self._load(run, slot, chunk)
+                added += len(chunk)
+                chunk, pending = [], 0
         if budget >= QUEUED_INSTRUCTION_BUDGET:
-            kk[slot, K_LOW] = max(1, (queued + len(batch)) // 2)
-        if not batch:
-            return
+            kk[slot, K_LOW] = max(1, (queued + added + len(chunk)) // 2)
+        if chunk:
+            self._load(run, slot, chunk)
+
+    def _load(self, run: KernelRun, slot: int, batch: list[CtaTrace]) -> None:
+        """Load `batch` into the arena and append it to the kernel's queue."""
+        kk = self.kn.k
         free = self.arena.free_block_ids()
         ids = free[:len(batch)]
         if ids.size < len(batch):

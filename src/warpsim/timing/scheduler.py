@@ -172,9 +172,17 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
                 outcome, when = MEMORY, INF
                 break
             token = g * PENDING_PER_WARP + slot
+            lane_mask = np.int64(ar.inst[row, D_MASK]) & 0xFFFFFFFF
+            mrow = ar.inst[row, D_MROW]
+            if mrow >= 0:
+                addrs = ar.addr[mrow]
+            else:                       # affine lanes (arena.py): rebuilt, inactive lanes 0 as loaded
+                addrs = ar.lanes
+                base, stride = ar.aff[-2 - mrow, 0], ar.aff[-2 - mrow, 1]
+                for lane in range(32):
+                    addrs[lane] = np.uint64(base + lane * stride) if (lane_mask >> lane) & 1 else np.uint64(0)
             occ = mem_issue(ms, t, g // p[P_WARPS_PER_SM], token, ar.inst[row, D_SPACE], kind,
-                            st[si, I_FLAGS], st[si, I_WIDTH], np.int64(ar.inst[row, D_MASK]) & 0xFFFFFFFF,
-                            ar.addr[ar.inst[row, D_MROW]])
+                            st[si, I_FLAGS], st[si, I_WIDTH], lane_mask, addrs)
             if occ < 0:     # refused: retry next cycle (-1) or when the memory system wakes the SM
                 outcome, when = MEMORY, (t + 1 if occ == -1 else REFUSED)
                 break

@@ -38,7 +38,8 @@ STALL_NAMES = ("issued", "no_instruction", "scoreboard", "unit_busy", "memory", 
 POLICIES = {"gto": 0, "lrr": 1, "two_level": 2}
 
 # Arena.inst columns (int32): one row per executed warp instruction, only what varies between
-# executions of the same instruction; the rest is its row of Arena.static (D_SID)
+# executions of the same instruction; the rest is its row of Arena.static (D_SID). D_MROW: -1 no
+# memory access, >= 0 a row of Arena.addr, <= -2 row -2 - D_MROW of Arena.aff
 D_SID, D_MASK, D_MROW, D_SPACE = range(4)
 N_DCOLS = 4
 # Arena.static columns (int32): one row per distinct instruction of the loaded kernels
@@ -49,8 +50,9 @@ I_BB = I_SRC + MAX_SRC         # basic-block id + 1 where the instruction starts
 N_ICOLS = I_BB + 1
 
 # Blocks.info columns
-B_INST_START, B_INST_LEN, B_ADDR_START, B_ADDR_LEN, B_NWARPS, B_LIVE, B_KERNEL = range(7)
-N_BCOLS = 7
+(B_INST_START, B_INST_LEN, B_ADDR_START, B_ADDR_LEN, B_NWARPS, B_LIVE, B_KERNEL, B_AFF_START,
+ B_AFF_LEN) = range(9)
+N_BCOLS = 9
 
 # Warps.w columns. W_READY/W_BLOCKED cache why a warp could not issue and the earliest cycle it
 # might: a lower bound, reset by whatever can make it ready sooner (memory reply, barrier release).
@@ -114,7 +116,9 @@ class Arena(NamedTuple):
 
     inst: np.ndarray     # int32 [N, N_DCOLS]
     static: np.ndarray   # int32 [S, N_ICOLS]
-    addr: np.ndarray     # uint64 [rows, 32] lane addresses of memory instructions
+    addr: np.ndarray     # uint64 [rows, 32] lane addresses of memory instructions (D_MROW >= 0)
+    aff: np.ndarray      # int64 [rows, 2] base, stride: active lane l at base + l * stride (D_MROW <= -2)
+    lanes: np.ndarray    # uint64 [32] scratch: an affine row's lane addresses, rebuilt at issue
 
 
 class Blocks(NamedTuple):
@@ -166,11 +170,13 @@ class Params(NamedTuple):
     units: np.ndarray    # int64 [2, N_UNITS] units per sub-core; where a class without units issues
 
 
-def new_arena(n_inst: int, n_addr: int, n_static: int = 1 << 10) -> Arena:
+def new_arena(n_inst: int, n_addr: int, n_static: int = 1 << 10, n_aff: int | None = None) -> Arena:
     """Zeroed (calloc'd: pages stay unmapped until written). Every column of a row is written when
     a CTA is loaded into it (arena.py), before anything reads it, so no other initial value."""
     return Arena(inst=np.zeros((n_inst, N_DCOLS), np.int32), static=np.zeros((n_static, N_ICOLS), np.int32),
-                 addr=np.zeros((n_addr, 32), np.uint64))
+                 addr=np.zeros((n_addr, 32), np.uint64),
+                 aff=np.zeros((n_addr if n_aff is None else n_aff, 2), np.int64),
+                 lanes=np.zeros(32, np.uint64))
 
 
 def new_blocks(n: int) -> Blocks:
