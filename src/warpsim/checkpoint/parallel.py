@@ -58,7 +58,7 @@ def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa
     """`commands` is the command stream, or None with `load(on_launch)`: run the host program, calling
     `on_launch(source, device)` before each launch executes, and return (commands, name). Then each
     task is cut from the live device as its launch is made and goes to the workers at once, so they
-    simulate while the host program goes on (and no launch is emulated again to cut its image)."""
+    simulate while the host program goes on (and no launch is emulated on the replica to cut its image)."""
     from warpsim.api import Simulation
     from warpsim.results import result_document
 
