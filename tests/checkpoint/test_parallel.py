@@ -251,3 +251,30 @@ def test_streamed_and_cut_afterwards_give_the_same_document(sample, parallel):
                             profile=None, pkp=None, photon=None, target_error=2.0, workers=1, dask=None,
                             parallel=parallel, started=0.0).document
     assert _strip(streamed) == _strip(cut)
+
+
+def test_a_dead_worker_pool_says_why(monkeypatch):
+    """A pool whose workers died (out of memory, or a script without a __main__ guard that the
+    workers re-import) is a clear error, not concurrent.futures' BrokenProcessPool."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    import warpsim.checkpoint.parallel as par
+    from warpsim.errors import ResourceError
+
+    class DeadPool:
+        def __init__(self, **kw):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def submit(self, *a):
+            raise BrokenProcessPool("A child process terminated abruptly")
+
+    monkeypatch.setattr(par, "ProcessPoolExecutor", DeadPool)
+    monkeypatch.setattr(par, "start_fork_server", lambda *a: None)
+    with pytest.raises(ResourceError, match=r'if __name__ == "__main__"'):
+        api.simulate(WL, memory_model="fixed", parallel=True, workers=2)

@@ -24,13 +24,14 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from warpsim.errors import InputError
+from warpsim.errors import InputError, ResourceError
 from warpsim.ir.records import Memcpy
 
 APPROXIMATION = ("each kernel simulated alone from cycle 0 on an idle GPU; L2 warmed by the host-to-device "
@@ -201,8 +202,14 @@ def task_runner(spec: dict, *, workers: int, dask: str | None):
         return
     ctx = start_fork_server(spec["memory_model"] or spec["cfg"].memory_model)
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        yield Window(lambda t: pool.submit(run_task, spec, t), 2 * workers, lambda f: f.result(),
-                     _first_completed)
+        try:
+            yield Window(lambda t: pool.submit(run_task, spec, t), 2 * workers, lambda f: f.result(),
+                         _first_completed)
+        except BrokenProcessPool as e:
+            raise ResourceError(
+                "a parallel-simulation worker process died: out of memory, or the calling script "
+                "starts a simulation when it is imported (worker processes import the main module: "
+                "put the call under `if __name__ == \"__main__\":`)") from e
 
 
 def start_fork_server(memory_model: str, ptx_paths: Sequence[str] = ()):
