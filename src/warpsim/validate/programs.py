@@ -44,9 +44,8 @@ CALIBRATION_PROGRAMS: dict[tuple[str, str], tuple[Reproduction, ...]] = {
     (ROD, "lud"): (R("rodinia/lud", {"N": 256}, note="-s 256"),),
     (ROD, "nw"): (R("rodinia/nw", {"N": 2048, "PENALTY": 10}),),
     (ROD, "srad_v1"): (R("rodinia/srad_v1", {"NITER": 100, "NR": 502, "NC": 458}),),
-    # lavaMD at -boxes1d 10 holds all 1,000 blocks resident at once, and their instruction streams
-    # outgrew 24 GB here (killed before the arena limit existed): on such a machine the row now fails
-    # with a ResourceError (docs/validation.md)
+    # lavaMD at -boxes1d 10 holds all 1,000 blocks resident at once: 11.2 GB peak with the compact
+    # arena rows (it outgrew 24 GB before them), 22 minutes here (docs/validation.md)
     (ROD, "lavaMD"): (R("rodinia/lavamd", {"BOXES1D": 10}),),
 }
 # Not in the table: programs whose inputs are data files we do not have (b+tree, bfs, dwt2d,
