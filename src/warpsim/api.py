@@ -152,6 +152,11 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     check_method(sample, cfg)
     from warpsim.timing import precompile
 
+    checkpointing = checkpoint_at is not None or resume is not None or fast_forward
+    concurrent = workers is not None or dask is not None or parallel
+    if concurrent and (checkpointing or spatial):
+        raise InputError("--workers/--dask/--parallel do not combine with --checkpoint-at, --resume, "
+                         "--fast-forward or --spatial", key="workers")
     pool = False
     if workers is not None or parallel:
         from warpsim.checkpoint.parallel import prestart
@@ -161,8 +166,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     if not pool:          # (the workers' fork server loads or compiles the core itself, meanwhile)
         precompile.start(memory_model or cfg.memory_model)   # cold core: compiles beside the host program
     load = None
-    if (workers is not None or dask is not None or parallel) and not (checkpoint_at is not None or resume
-                                                                        or fast_forward or spatial):
+    if concurrent:
         from warpsim.checkpoint.parallel import streams
 
         if streams(target, sample, parallel, isa):      # tasks cut while the host program runs
@@ -175,19 +179,15 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
                                        isa=isa, binary_version=cfg.compute_capability)
     else:
         commands, name = target, workload_name or "commands"
-    hooks = None
-    checkpointing = checkpoint_at is not None or resume is not None or fast_forward
-    if workers is not None or dask is not None or parallel:
+    if concurrent:
         from warpsim.checkpoint.parallel import simulate_parallel
 
-        if checkpointing or spatial:
-            raise InputError("--workers/--dask/--parallel do not combine with --checkpoint-at, --resume, "
-                             "--fast-forward or --spatial", key="workers")
         return simulate_parallel(target, commands, cfg, name=workload_name or name, size=size, sizes=sizes,
                                  isa=isa, overrides=list(overrides), memory_model=memory_model,
                                  ts_interval=ts_interval, sample=sample, profile=profile, pkp=pkp,
                                  photon=photon, target_error=target_error, workers=workers, dask=dask,
                                  parallel=parallel, started=t0, load=load)
+    hooks = None
     if checkpointing:
         commands, hooks = _checkpointing(target, commands, cfg, name=workload_name or name, size=size,
                                          sizes=sizes, isa=isa, overrides=overrides,

@@ -143,7 +143,7 @@ def test_tasks_in_flight_are_bounded_and_results_keep_launch_order():
     flowing past it, at most `window` are ever in flight, and results come back in launch order."""
     from concurrent.futures import Future
 
-    from warpsim.checkpoint.parallel import _windowed
+    from warpsim.checkpoint.parallel import Window
 
     made, live, peak, finished = [], [], [0], []
 
@@ -169,7 +169,10 @@ def test_tasks_in_flight_are_bounded_and_results_keep_launch_order():
         others = [f for f in futures if f.task != 0]
         return {others[-1]} if others else set(futures)
 
-    assert _windowed(submit, tasks(), 3, result, wait_any) == [i * i for i in range(10)]
+    window = Window(submit, 3, result, wait_any)
+    for task in tasks():
+        window.push(task)
+    assert window.results() == [i * i for i in range(10)]
     assert peak[0] == 3 and made == list(range(10))
     assert finished[-1] == 0 and sorted(finished) == list(range(10))
 
@@ -190,10 +193,11 @@ def test_streamed_images_equal_the_replica_images():
     that launch (the replica's image is longer by later allocations, which are still zero)."""
     import numpy as np
 
-    from warpsim.checkpoint.tasks import launch_task, make_tasks
+    from warpsim.checkpoint.tasks import LaunchTasks, make_tasks
 
     streamed = []
-    cmds, _ = api.load_commands(WL, on_launch=lambda src, dev: streamed.append(launch_task(src, dev)))
+    cut = LaunchTasks()
+    cmds, _ = api.load_commands(WL, on_launch=lambda src, dev: streamed.append(cut(src, dev)))
     cmds = list(cmds)
     launches = [i for i, c in enumerate(cmds) if hasattr(c, "info")]
     cut = list(make_tasks(cmds, launches))

@@ -42,11 +42,14 @@ SELECTING = ("pks", "pka", "photon-kernel")   # kernel selection made in the mai
 STREAMED = ("pkp", "pkp-inst")               # every launch a task, known as the host program makes it
 
 
+def _every_launch_a_task(sample: str, parallel: bool) -> bool:
+    return sample in STREAMED or (sample == "full" and parallel)
+
+
 def streams(target, sample: str, parallel: bool, isa: str) -> bool:
     """Whether tasks can be cut while the host program runs: a bundled workload whose launches all
     become tasks (PKP, or every kernel with --parallel), so no launch waits for the whole stream."""
-    if isa != "ptx" or not isinstance(target, str | Path) or not (sample in STREAMED or
-                                                                     (sample == "full" and parallel)):
+    if isa != "ptx" or not isinstance(target, str | Path) or not _every_launch_a_task(sample, parallel):
         return False
     from warpsim.api import is_trace_target
 
@@ -81,13 +84,14 @@ def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa
     nworkers = workers or os.cpu_count() or 1
     outcome, sources = None, []
     if load is not None:
-        if not (sample in STREAMED or (sample == "full" and parallel)):
+        if not _every_launch_a_task(sample, parallel):
             raise InputError(f"--sample {sample} selects kernels from the whole stream: its tasks cannot "
                              "be cut while the host program runs", key="sample")
-        from warpsim.checkpoint.tasks import launch_task
+        from warpsim.checkpoint.tasks import LaunchTasks
 
         with task_runner(spec, workers=nworkers, dask=dask) as window:
-            commands, loaded = load(lambda src, device: window.push(launch_task(src, device)))
+            cut = LaunchTasks()
+            commands, loaded = load(lambda src, device: window.push(cut(src, device)))
             outs = window.results()
         cmds, name = list(commands), name or loaded
     else:
@@ -251,14 +255,6 @@ def prestart(target, *, memory_model: str, workers: int | None, dask: str | None
         pass                                  # a trace, or not a workload: nothing to preload
     start_fork_server(memory_model, ptx)
     return True
-
-
-def _windowed(submit, tasks, window: int, result, wait_any) -> list:
-    """All of `tasks` through a Window of `window` (results in task order)."""
-    w = Window(submit, window, result, wait_any)
-    for task in tasks:
-        w.push(task)
-    return w.results()
 
 
 def _first_completed(futures: list) -> set:

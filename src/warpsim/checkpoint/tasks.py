@@ -53,13 +53,22 @@ def make_tasks(cmds: list, indices: list[int]):
         yield task
 
 
-def launch_task(src, device) -> KernelTask:
-    """The task of a launch about to run on the live `device`, whose memory is what the launch
-    sees (the host program calls this before executing it; make_tasks' replica image of the same
-    launch holds the same bytes, padded with zeros to the final allocation size)."""
-    warm = [(int(c.dst_addr), int(c.nbytes)) for c in device.commands if isinstance(c, Memcpy)]
-    return KernelTask(index=len(device.commands), launch=src.seq + 1, warm=warm,
-                      memory=device.heap[:device.top].copy(), recipe=_recipe(src))
+class LaunchTasks:
+    """Cuts the task of each launch the host program is about to run on the live `device` (called
+    before the launch executes, so the memory is what the launch sees; make_tasks' replica image of
+    the same launch holds the same bytes, padded with zeros to the final allocation size). The
+    copies before each launch are collected as the command list grows, not rescanned per launch."""
+
+    def __init__(self) -> None:
+        self.warm: list[tuple[int, int]] = []
+        self.seen = 0                  # commands of the device already looked at
+
+    def __call__(self, src, device) -> KernelTask:
+        cmds = device.commands
+        self.warm.extend((int(c.dst_addr), int(c.nbytes)) for c in cmds[self.seen:] if isinstance(c, Memcpy))
+        self.seen = len(cmds)
+        return KernelTask(index=len(cmds), launch=src.seq + 1, warm=list(self.warm),
+                          memory=device.heap[:device.top].copy(), recipe=_recipe(src))
 
 
 def _recipe(src) -> dict:

@@ -138,9 +138,10 @@ class ArenaManager:
             addr_in = np.concatenate([w.addr for w in warps]) if int(arows.sum()) else \
                 np.zeros((0, 32), np.uint64)
             affine = np.zeros(need_i, np.bool_)
+            base_stride = np.zeros((need_i, 2), np.int64)
             w_full = np.zeros(lens.shape[0], np.int64)
             w_aff = np.zeros(lens.shape[0], np.int64)
-            _classify(lens, arows, mem_row, mask, addr_in, affine, w_full, w_aff)
+            _classify(lens, arows, mem_row, mask, addr_in, affine, base_stride, w_full, w_aff)
         else:
             w_full = w_aff = np.zeros(lens.shape[0], np.int64)
         need_a, need_f = int(w_full.sum()), int(w_aff.sum())
@@ -152,7 +153,7 @@ class ArenaManager:
                                cat("width"), cat("dst"), cat("src"), bb)
             ar = self.ar
             _write_rows(ar.inst, ar.addr, ar.aff, i0, a0, f0, lens, arows, sid, cat("space"), mask, mem_row,
-                        affine, addr_in)
+                        affine, base_stride, addr_in)
         bl = self.bl
         wi = 0
         inst, addr, aff = i0, a0, f0
@@ -317,16 +318,19 @@ def _intern_rows(static, top, rows, dense, pc, kind, unit, lat, flags, width, ds
 
 
 @njit(cache=True)
-def _classify(lens, arows, mem_row, mask, addr_in, affine, w_full, w_aff) -> None:
-    """Which memory instructions have evenly spaced active lanes (`affine`), and per warp how many
-    address rows of each kind it needs."""
+def _classify(lens, arows, mem_row, mask, addr_in, affine, base_stride, w_full, w_aff) -> None:
+    """Which memory instructions have evenly spaced active lanes (`affine`, with their base and
+    stride), and per warp how many address rows of each kind it needs."""
     i = 0
     base = 0
     for w in range(lens.shape[0]):
         for _ in range(lens[w]):
             if mem_row[i] >= 0:
-                if _stride(addr_in[base + mem_row[i]], np.int64(mask[i]) & 0xFFFFFFFF)[0]:
+                ok, b, s = _stride(addr_in[base + mem_row[i]], np.int64(mask[i]) & 0xFFFFFFFF)
+                if ok:
                     affine[i] = True
+                    base_stride[i, 0] = b
+                    base_stride[i, 1] = s
                     w_aff[w] += 1
                 else:
                     w_full[w] += 1
@@ -361,7 +365,8 @@ def _stride(lanes, m):
 
 
 @njit(cache=True)
-def _write_rows(inst, addr, aff, i0, a0, f0, lens, arows, sid, space, mask, mem_row, affine, addr_in) -> None:
+def _write_rows(inst, addr, aff, i0, a0, f0, lens, arows, sid, space, mask, mem_row, affine, base_stride,
+                addr_in) -> None:
     """Fill arena rows i0.. from concatenated warp columns in one pass; memory instructions get
     their own address row (a0.., full) or affine row (f0..), in instruction order."""
     i = 0
@@ -377,9 +382,8 @@ def _write_rows(inst, addr, aff, i0, a0, f0, lens, arows, sid, space, mask, mem_
             if mem_row[i] < 0:
                 r[D_MROW] = -1
             elif affine[i]:
-                _, b, s = _stride(addr_in[base + mem_row[i]], np.int64(mask[i]) & 0xFFFFFFFF)
-                aff[nf, 0] = b
-                aff[nf, 1] = s
+                aff[nf, 0] = base_stride[i, 0]
+                aff[nf, 1] = base_stride[i, 1]
                 r[D_MROW] = -2 - nf
                 nf += 1
             else:

@@ -33,6 +33,7 @@ class MappedDevice(Device):
         self._views: dict = {}
         self.commands: list = []
         self._replay = None
+        self.launch_listener = None                  # as Device's
         self.untracked_writes = True                 # the program writes it through pointers
         self.printf_log: list[str] = []              # device printf output (see frontend/ptx/decode_host)
         self.printf_sink = "stdout"

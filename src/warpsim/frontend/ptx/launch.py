@@ -268,9 +268,8 @@ class Module:
                               extra={"grid_sync": True} if grid_sync else {})
             src = PtxKernelSource(info, k, kp, shared_bytes, self.device.replay(),
                                   per if grid_sync else max(1, min(per, 8)), self.compiled(k))
-            listener = getattr(self.device, "launch_listener", None)
-            if listener is not None:        # memory as this launch sees it, before it runs
-                listener(src, self.device)
+            if self.device.launch_listener is not None:     # memory as this launch sees it, before it runs
+                self.device.launch_listener(src, self.device)
             if profile:
                 kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc)
             else:

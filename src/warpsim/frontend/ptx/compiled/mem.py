@@ -248,11 +248,13 @@ def exec_mem(i, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, share
     if aop == C.AT_CAS:
         operand(regs, T, O, i, 1, xs, nx, W[2], sctx, ctas, steps, S_)
     if nb == 4:
-        _atomics4(aop, tc, xs, nx, heap, shared, local, lane_space, lane_off, V, W[2], R)
+        _atomics(aop, tc, xs, nx, heap.view(np.uint32), shared.view(np.uint32), local.view(np.uint32), 2,
+                 np.int64(0xFFFFFFFF), lane_space, lane_off, V, W[2], R)
         scatter(regs, T, D, DB, i, 0, xs, nx, R, tc)
         return C.ST_OK
     if nb == 8:
-        _atomics8(aop, tc, xs, nx, heap, shared, local, lane_space, lane_off, V, W[2], R)
+        _atomics(aop, tc, xs, nx, heap.view(np.int64), shared.view(np.int64), local.view(np.int64), 3,
+                 np.int64(-1), lane_space, lane_off, V, W[2], R)
         scatter(regs, T, D, DB, i, 0, xs, nx, R, tc)
         return C.ST_OK
     one = W[1]
@@ -270,35 +272,16 @@ def exec_mem(i, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, share
 
 
 @njit(cache=True)
-def _atomics4(aop, tc, xs, nx, heap, shared, local, lane_space, lane_off, V, C2, R):
-    """4-byte atomics, lanes serialised in order (each reads, combines, writes before the next):
-    the general loop's load_vals/store_vals on one lane at a time, with the views made once."""
-    hv, sv, lv = heap.view(np.uint32), shared.view(np.uint32), local.view(np.uint32)
+def _atomics(aop, tc, xs, nx, hv, sv, lv, shift, keep, lane_space, lane_off, V, C2, R):
+    """4- or 8-byte atomics (views of that width, offset shift 2 or 3, `keep` the bits stored),
+    lanes serialised in order (each reads, combines, writes before the next): the general loop's
+    load_vals/store_vals on one lane at a time, with the views made once."""
     cas = aop == C.AT_CAS
     for q in range(nx):
         lane = xs[q]
-        s, o = lane_space[lane], lane_off[lane] >> 2
+        s, o = lane_space[lane], lane_off[lane] >> shift
         old = norm(np.int64(sv[o] if s == S else lv[o] if s == L else hv[o]), tc)
-        new = np.uint32(_atom_new(aop, tc, old, V[q], C2[q] if cas else 0) & 0xFFFFFFFF)
-        R[q] = old
-        if s == S:
-            sv[o] = new
-        elif s == L:
-            lv[o] = new
-        else:
-            hv[o] = new
-
-
-@njit(cache=True)
-def _atomics8(aop, tc, xs, nx, heap, shared, local, lane_space, lane_off, V, C2, R):
-    """8-byte atomics, as _atomics4."""
-    hv, sv, lv = heap.view(np.int64), shared.view(np.int64), local.view(np.int64)
-    cas = aop == C.AT_CAS
-    for q in range(nx):
-        lane = xs[q]
-        s, o = lane_space[lane], lane_off[lane] >> 3
-        old = norm(sv[o] if s == S else lv[o] if s == L else hv[o], tc)
-        new = _atom_new(aop, tc, old, V[q], C2[q] if cas else 0)
+        new = _atom_new(aop, tc, old, V[q], C2[q] if cas else 0) & keep
         R[q] = old
         if s == S:
             sv[o] = new
