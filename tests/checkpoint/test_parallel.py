@@ -4,6 +4,7 @@ launch order, and sampled representatives simulated independently."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -282,3 +283,61 @@ def test_a_dead_worker_pool_says_why(monkeypatch):
     monkeypatch.setattr(par, "start_fork_server", lambda *a: None)
     with pytest.raises(ResourceError, match=r'if __name__ == "__main__"'):
         api.simulate(WL, memory_model="fixed", parallel=True, workers=2)
+
+
+def test_shared_images_round_trip_copy_on_write_and_cleanup():
+    """An image written once is mapped by the worker privately: its writes never reach the file
+    (another task of the same image would see them otherwise); files go when released."""
+    import numpy as np
+
+    from warpsim.checkpoint.images import SharedImage, SharedImages, image_heap
+
+    images = SharedImages()
+    try:
+        mem = np.arange(37, dtype=np.uint8)           # not a multiple of 16: padded with zeros
+        img = images.put(mem)
+        assert isinstance(img, SharedImage) and img.top == 37
+        heap, top = image_heap(img)
+        assert top == 37 and heap.size == 48 and np.array_equal(heap[:37], mem) and not heap[37:].any()
+        heap[:5] = 255                                # the worker's replay writes its own pages
+        again, _ = image_heap(img)
+        assert np.array_equal(again[:37], mem)
+        assert images.put(np.zeros(0, np.uint8)).size == 0      # nothing to ship: stays inline
+        SharedImages.release(img)
+        assert not os.path.exists(img.path)
+    finally:
+        images.close()
+    assert not os.path.exists(images.dir)
+
+
+def test_a_task_runs_the_same_from_its_shared_image():
+    """The same launch simulated from the inline copy and from a shared-memory image."""
+    from warpsim.checkpoint.images import SharedImages
+    from warpsim.checkpoint.parallel import run_task
+    from warpsim.checkpoint.tasks import LaunchTasks
+    from warpsim.config import load_gpu
+
+    images = SharedImages()
+    inline, shared = [], []
+    cut_inline, cut_shared = LaunchTasks(), LaunchTasks(images.put)
+    try:
+        api.load_commands(WL, on_launch=lambda s, d: (inline.append(cut_inline(s, d)),
+                                                      shared.append(cut_shared(s, d))))
+        spec = {"target": WL, "cfg": load_gpu("QV100"), "memory_model": "hierarchy", "ts_interval": 500,
+                "pkp": None}
+        for a, b in [(inline[0], shared[0]), (inline[-1], shared[-1])]:
+            x, y = run_task(spec, a), run_task(spec, b)
+            assert (x.total_cycles, x.warp_instructions) == (y.total_cycles, y.warp_instructions) > (0, 0)
+    finally:
+        images.close()
+
+
+def test_a_task_replica_cannot_be_rewound():
+    import numpy as np
+
+    from warpsim.frontend.ptx.replay import Replay
+
+    r = Replay.over_image(np.zeros(64, np.uint8), 60)
+    assert r.dev.top == 60 and r.dev.heap.size == 64
+    with pytest.raises(RuntimeError, match="cannot be rewound"):
+        r.rewind()

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from warpsim.checkpoint.images import SharedImages
 from warpsim.errors import InputError, ResourceError
 from warpsim.ir.records import Memcpy
 
@@ -90,7 +91,7 @@ def simulate_parallel(target, commands, cfg, *, name: str, size: str, sizes, isa
         from warpsim.checkpoint.tasks import LaunchTasks
 
         with task_runner(spec, workers=nworkers, dask=dask) as window:
-            cut = LaunchTasks()
+            cut = LaunchTasks(window.snapshot)
             commands, loaded = load(lambda src, device: window.push(cut(src, device)))
             outs = window.results()
         cmds, name = list(commands), name or loaded
@@ -143,6 +144,8 @@ class Window:
     waits while the window is full. A new task goes out as soon as any finishes (`wait_any(futures)`
     returns the finished ones), so one long kernel does not hold the other workers idle behind it."""
 
+    snapshot = staticmethod(np.copy)     # what a task cut from the live device carries (LaunchTasks)
+
     def __init__(self, submit, size: int, result, wait_any) -> None:
         self._submit, self._size, self._result, self._wait_any = submit, max(1, size), result, wait_any
         self._done: dict[int, object] = {}
@@ -167,6 +170,8 @@ class Window:
 
 class _InProcess:
     """One worker: each task simulated here, when pushed."""
+
+    snapshot = staticmethod(np.copy)     # the replay writes the task's memory: never the live heap
 
     def __init__(self, spec: dict) -> None:
         self.spec = spec
@@ -205,15 +210,42 @@ def task_runner(spec: dict, *, workers: int, dask: str | None):
         yield _InProcess(spec)
         return
     ctx = start_fork_server(spec["memory_model"] or spec["cfg"].memory_model)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    images = SharedImages()
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            shipped = _ShippedImages(pool, spec, images)
+            window = Window(shipped.submit, 2 * workers, shipped.result, _first_completed)
+            window.snapshot = images.put          # the live memory written once, straight to its file
+            yield window
+    except BrokenProcessPool as e:
+        raise ResourceError(
+            "a parallel-simulation worker process died: out of memory, or the calling script "
+            "starts a simulation when it is imported (worker processes import the main module: "
+            "put the call under `if __name__ == \"__main__\":`)") from e
+    finally:
+        images.close()
+
+
+class _ShippedImages:
+    """Local-pool submission: a task's memory goes as a shared-memory file (images.py), removed
+    when the task's result is back."""
+
+    def __init__(self, pool, spec: dict, images: SharedImages) -> None:
+        self.pool, self.spec, self.images = pool, spec, images
+        self.held: dict = {}
+
+    def submit(self, task):
+        if isinstance(task.memory, np.ndarray):
+            task.memory = self.images.put(task.memory)
+        future = self.pool.submit(run_task, self.spec, task)
+        self.held[future] = task.memory
+        return future
+
+    def result(self, future):
         try:
-            yield Window(lambda t: pool.submit(run_task, spec, t), 2 * workers, lambda f: f.result(),
-                         _first_completed)
-        except BrokenProcessPool as e:
-            raise ResourceError(
-                "a parallel-simulation worker process died: out of memory, or the calling script "
-                "starts a simulation when it is imported (worker processes import the main module: "
-                "put the call under `if __name__ == \"__main__\":`)") from e
+            return future.result()
+        finally:
+            SharedImages.release(self.held.pop(future, None))
 
 
 def start_fork_server(memory_model: str, ptx_paths: Sequence[str] = ()):

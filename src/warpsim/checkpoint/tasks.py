@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from warpsim.checkpoint.images import SharedImage
 from warpsim.errors import InputError
 from warpsim.ir.records import Memcpy
 
@@ -27,7 +28,7 @@ class KernelTask:
     index: int                                    # place in the command stream (0-based)
     launch: int                                   # launch number (1-based)
     warm: list[tuple[int, int]] = field(default_factory=list)   # (address, bytes) copies before it
-    memory: np.ndarray | None = None              # device memory as the launch sees it (PTX)
+    memory: np.ndarray | SharedImage | None = None   # device memory as the launch sees it (PTX)
     recipe: dict | None = None                    # PTX launch description
 
 
@@ -59,16 +60,17 @@ class LaunchTasks:
     the same launch holds the same bytes, padded with zeros to the final allocation size). The
     copies before each launch are collected as the command list grows, not rescanned per launch."""
 
-    def __init__(self) -> None:
+    def __init__(self, snapshot=np.copy) -> None:
         self.warm: list[tuple[int, int]] = []
         self.seen = 0                  # commands of the device already looked at
+        self.snapshot = snapshot       # live memory -> what the task carries (a copy, or a SharedImage)
 
     def __call__(self, src, device) -> KernelTask:
         cmds = device.commands
         self.warm.extend((int(c.dst_addr), int(c.nbytes)) for c in cmds[self.seen:] if isinstance(c, Memcpy))
         self.seen = len(cmds)
         return KernelTask(index=len(cmds), launch=src.seq + 1, warm=list(self.warm),
-                          memory=device.heap[:device.top].copy(), recipe=_recipe(src))
+                          memory=self.snapshot(device.heap[:device.top]), recipe=_recipe(src))
 
 
 def _recipe(src) -> dict:
@@ -113,8 +115,8 @@ def worker_module(path: str):
 
 
 def _ptx_source(recipe: dict, memory: np.ndarray):
+    from warpsim.checkpoint.images import image_heap
     from warpsim.frontend.ptx.launch import PtxKernelSource
-    from warpsim.frontend.ptx.memory import Device
     from warpsim.frontend.ptx.replay import Replay
 
     mod = worker_module(recipe["ptx"])
@@ -123,9 +125,6 @@ def _ptx_source(recipe: dict, memory: np.ndarray):
     if recipe["compiled"] and compiled is None:
         raise InputError(f"parallel task: kernel {recipe['kernel']} does not run on the compiled engine "
                          "in this worker (WARPSIM_PTX_ENGINE differs?)", path=recipe["ptx"])
-    live = Device(capacity=max(memory.size, 1 << 12))
-    live.heap[:memory.size] = memory
-    live.top = memory.size
-    live.printf_sink = None
-    return PtxKernelSource(recipe["info"], kernel, recipe["kparams"], recipe["dyn"], Replay(live),
-                           recipe["per"], compiled)
+    heap, top = image_heap(memory)
+    return PtxKernelSource(recipe["info"], kernel, recipe["kparams"], recipe["dyn"],
+                           Replay.over_image(heap, top), recipe["per"], compiled)

@@ -35,6 +35,19 @@ class Replay:
         self.diff_writes = bool(getattr(live, "untracked_writes", False))
         self.shadow: np.ndarray | None = None
 
+    @classmethod
+    def over_image(cls, heap: np.ndarray, top: int) -> Replay:
+        """A replica that runs on `heap` itself (taken over, not copied; `top` bytes in use) and
+        cannot be rewound: one parallel task's launch (checkpoint/tasks.py). The image is also the
+        'live' device: nothing runs on it before the launch."""
+        from warpsim.frontend.ptx.memory import Device
+
+        dev = Device(capacity=16)
+        dev.heap, dev.top, dev.printf_sink = heap, int(top), None
+        replay = cls(dev)
+        replay.dev = dev
+        return replay
+
     # --- host side ----------------------------------------------------------------------------------
     def register(self, source) -> int:
         """A timing launch about to run functionally on the live device; returns its sequence number."""
@@ -78,6 +91,8 @@ class Replay:
     # --- timing side ----------------------------------------------------------------------------------
     def rewind(self) -> None:
         """Back to the first timing launch, so the command stream can be simulated again."""
+        if self.base is None:
+            raise RuntimeError("this replica runs on its task's memory image and cannot be rewound")
         self.dev.heap[:self.dev.top] = 0
         self.dev.heap[:self.base.size] = self.base
         self.dev.top = self.base.size
