@@ -67,17 +67,37 @@ def test_reused_kernels_take_their_groups_mean_cpi_after_the_launch_latency(mlp_
             assert m["represented_by"] == first and by_id[first]["provenance"] == "simulated"
             spread = max(float(np.std(c, ddof=1) / np.mean(c)) if len(c) >= 2 else 0.0, pooled)
             lo, hi = m["auto"]["ci95_cycles"]
-            assert math.isclose(hi - lo, 2 * 1.96 * spread * (expect - lat), rel_tol=1e-6, abs_tol=1.0)
+            assert math.isclose(hi - lo, 2 * 1.96 * spread * (expect - lat) * math.sqrt(1 + 1 / len(c)),
+                                rel_tol=1e-6, abs_tol=1.0)
     assert reused > 0                      # train_mlp repeats its layers
 
 
 def test_total_interval_adds_kernel_variances(mlp_auto):
+    """Independent errors add in quadrature; the reused launches of one group share its mean CPI,
+    so that part of their errors adds linearly: per group, with sigma_k = s x_k, the variance is
+    (sum sigma_k)^2 / n + sum sigma_k^2 (n simulated launches in the group)."""
     _, doc = mlp_auto
     total = doc["total"]
     lo, hi = total["ci95_cycles"]
-    half = [(k["auto"]["ci95_cycles"][1] - k["auto"]["ci95_cycles"][0]) / 2 for k in doc["kernels"]]
-    expect = 1.96 * math.sqrt(sum((h / 1.96) ** 2 for h in half))
+    var = 0.0
+    groups: dict[int, list[dict]] = {}
+    for k in doc["kernels"]:
+        half = (k["auto"]["ci95_cycles"][1] - k["auto"]["ci95_cycles"][0]) / 2
+        if k["auto"]["action"] == "reused":
+            groups.setdefault(k["auto"]["group"], []).append(k)
+        else:
+            var += (half / 1.96) ** 2
+    for first, members in groups.items():
+        n = sum(1 for k in doc["kernels"] if k["auto"]["group"] == first and k["auto"]["action"] != "reused")
+        sig = [(k["auto"]["ci95_cycles"][1] - k["auto"]["ci95_cycles"][0]) / 2 / 1.96 / math.sqrt(1 + 1 / n)
+               for k in members]
+        var += sum(sig) ** 2 / n + sum(x * x for x in sig)
+    expect = 1.96 * math.sqrt(var)
     assert math.isclose((hi - lo) / 2, expect, rel_tol=1e-6, abs_tol=1.0)
+    halves = [(k["auto"]["ci95_cycles"][1] - k["auto"]["ci95_cycles"][0]) / 2 for k in doc["kernels"]]
+    independent = 1.96 * math.sqrt(sum((h / 1.96) ** 2 for h in halves))
+    if any(len(m) > 1 for m in groups.values()):
+        assert (hi - lo) / 2 > independent      # correlated reuse widens the total's interval
     assert lo <= total["cycles"] <= hi
     assert total["cycles"] == sum(k["cycles"] for k in doc["kernels"])
 

@@ -24,12 +24,20 @@ stability signals (online):
 3. every other launch runs in **full detail** (too short for sampling to save time).
 
 Intervals (95 %, z = 1.96), per kernel:
-* reused: z x (relative spread of the CPIs, above) x (cycles - launch latency);
+* reused: z x s x (cycles - launch latency) x sqrt(1 + 1/n), s the relative spread of the CPIs
+  (above) and n the group's simulated launches: the launch's own deviation from the group's CPI
+  plus the error of the group's mean CPI;
 * Photon warp: z x (std of the short window's warp durations / sqrt(n)) / their mean x the
   projected remainder (cycles after the stop);
 * PKP: z x (the IPC window's coefficient of variation at the stop) x the projected remainder;
 * simulated in full: none (0).
-The total's interval adds the kernels' variances (independent errors). These intervals hold
+The total's interval adds the variances of independent errors: of each projected intra-kernel
+launch, and of each group of reused launches, whose errors are not independent: they share the
+group's mean CPI, so that part of their error adds linearly. A group whose reused launches have
+x_k = cycles - latency contributes s^2 x ((sum x_k)^2 / n + sum x_k^2). (Summing the launches'
+variances as if independent made the total's interval narrower by about the square root of the
+group size: 3dconv's 250 reused launches of one kernel got an interval ~10x too narrow, and it
+did not cover the full result.) These intervals hold
 the statistical noise of each signal only, not the model error of the projection rule itself;
 their coverage is measured (benchmarks/sampling), not assumed.
 """
@@ -242,21 +250,26 @@ def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, Ker
             own[first] = float(c.std(ddof=1) / c.mean())
     pooled = math.sqrt(float(np.mean(np.square(list(own.values()))))) if own else math.inf
     per_stratum = []
+    shared_var = 0.0          # reused groups' variances (their launches' errors are correlated)
     for first, members in plan.groups.items():
         n = plan.simulated[first]
         cpi = float(cpis[first].mean()) if len(cpis[first]) else math.nan
         spread = max(own.get(first, 0.0), pooled)
         total = sum(cycles[k] for k in members[:n])
+        dev_sum = dev_sq = 0.0
         for k in members[n:]:
             c = lat + cpi * plan.instructions[k]
-            h = Z * spread * (c - lat)
+            h = Z * spread * (c - lat) * math.sqrt(1 + 1 / n)
             d = plan.decisions[k]
             d.ci95 = (c - h, c + h)
             d.why += f" (CPI spread {spread:.2%}, {'own group' if spread == own.get(first) else 'pooled'})"
             d.flagged = spread > plan.target_error
             cycles[k] = c
-            var[k] = (h / Z) ** 2
+            dev_sum += c - lat
+            dev_sq += (c - lat) ** 2
             total += c
+        if dev_sq > 0:
+            shared_var += spread ** 2 * (dev_sum ** 2 / n + dev_sq)
         per_stratum.append({"label": f"auto:{first}", "size": len(members), "projected": total})
     for d in plan.decisions.values():
         if d.ci95 is not None and d.action != "simulated":
@@ -264,7 +277,7 @@ def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, Ker
             if c > 0 and (d.ci95[1] - c) / c > plan.target_error:
                 d.flagged = True
     tot = float(sum(cycles.values()))
-    h = Z * math.sqrt(sum(var.values()))
+    h = Z * math.sqrt(sum(var.values()) + shared_var)
     sim_total = float(sum(cycles[k] for k in cycles if plan.decisions[k].action != "reused"))
     notes = []
     flagged = [k for k, d in plan.decisions.items() if d.flagged]
