@@ -4,20 +4,25 @@
 The decision per launch, from the workload's functional profile (offline) and the timing loop's
 stability signals (online):
 
-1. launches are grouped by Photon's kernel-level rule (GPU BBV distance < 0.05 and the
-   warp-count rule), and a group is split by size into octaves of warp instructions (a CPI
-   carries over between launches of similar size, not from a large launch to one 30x smaller:
-   on rodinia/gaussian small, hierarchy memory, this halved the reuse error, -2.1 % -> -1.1 %,
-   for 2 more simulated launches of 126). The first launch of a group is simulated (the first
-   two when the group has at least 4 launches: the second checks the first); every later one
-   is **reused**: cycles = launch latency + mean CPI of the group's simulated launches x its
-   own (exact, profiled) warp instructions, the CPI counted after the launch latency (a fixed
-   cost per launch, which plain CPI x instructions would scale with the size of a smaller
-   launch). Groups with two simulated launches give the CPI's spread; the spread of a reused
-   kernel is the larger of its group's and the pooled (root-mean-square) spread of all checked
-   groups. If no group has 4 launches, the largest group with at least 2 is checked so the
-   pooled spread exists. A kernel whose interval is wider than the target is still reused, but
-   flagged;
+1. launches are grouped by Photon's kernel-level rule (GPU BBV distance < 0.05 and the warp-count
+   rule), and a group is split by size into octaves of warp instructions (a CPI carries over
+   between launches of similar size, not from a large launch to one 30x smaller: on
+   rodinia/gaussian small, hierarchy memory, this halved the reuse error, -2.1 % -> -1.1 %, for 2
+   more simulated launches of 126). The first launch of a group is simulated (and the middle one
+   too when the group has at least 4 launches: it checks the first, away from the program's edges,
+   where a launch next to the first would repeat its state); every other one is **reused**: cycles
+   = launch latency + mean CPI of the group's simulated launches x its own (exact, profiled) warp
+   instructions, the CPI counted after the launch latency (a fixed cost per launch, which plain
+   CPI x instructions would scale with the size of a smaller launch). When the two simulated
+   launches differ in size by more than 1 %, the cycles are the line through the two (cycles
+   against warp instructions) instead: a kernel launched over the same grid with fewer live
+   threads (polybench/lu's update kernel) takes nearly the same time whatever its instruction
+   count, which a CPI scales away (small preset: -1.9 % total error, the reused launches up to 17
+   % off; the line: see docs/sampling/intra-kernel.md). Groups with two simulated launches give
+   the CPI's spread; the spread of a reused kernel is the larger of its group's and the pooled
+   (root-mean-square) spread of all checked groups. If no group has 4 launches, the largest group
+   with at least 2 is checked so the pooled spread exists. A kernel whose interval is wider than
+   the target is still reused, but flagged;
 2. a simulated launch with at least `min_waves` waves of CTAs runs under **intra-kernel
    sampling**: Photon's warp level and PKP both watch it and the first to call it stable stops
    it (the projection is that method's);
@@ -85,6 +90,18 @@ class AutoPlan:
     latency: float                            # kernel launch latency (cycles), a fixed cost
     intra: set[int] = field(default_factory=set)
 
+    def simulated_members(self, first: int) -> list[int]:
+        """The group's first launch, and its last when two run (see the module docstring)."""
+        members = self.groups[first]
+        return members[:1] if self.simulated[first] == 1 else [members[0], members[len(members) // 2]]
+
+    def reused_members(self, first: int) -> list[int]:
+        members = self.groups[first]
+        if self.simulated[first] == 1:
+            return members[1:]
+        mid = len(members) // 2
+        return members[1:mid] + members[mid + 1:]
+
 
 def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> tuple[AutoPlan, Selection]:
     """Decide per launch (see the module docstring); returns the plan and the kernels to run."""
@@ -124,17 +141,17 @@ def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> t
     plan = AutoPlan(target_error, decisions, groups, inst, n_sim, float(gpu.sm.kernel_launch_latency))
     by_id = {s.info.kernel_id: s for s in sources}
     for first, members in groups.items():
-        for pos, kid in enumerate(members):
-            if pos >= n_sim[first]:
-                decisions[kid] = Decision(kid, "reused", f"GPU BBV and size octave match launch {first}'s "
-                                          f"group ({len(members)} launches); latency + mean CPI of its "
-                                          f"{n_sim[first]} simulated launch(es) x own instructions", first)
-                continue
+        for kid in plan.reused_members(first):
+            decisions[kid] = Decision(kid, "reused", f"GPU BBV and size octave match launch {first}'s "
+                                      f"group ({len(members)} launches); from its {n_sim[first]} simulated "
+                                      "launch(es): latency + mean CPI x own instructions, or the line "
+                                      "through two of different sizes", first)
+        for pos, kid in enumerate(plan.simulated_members(first)):
             info = by_id[kid].info
             occ = occupancy(gpu.sm, info.threads_per_cta, info.nregs, info.shmem_bytes,
                             where=f"kernel {kid} ({info.name})")
             waves = info.num_ctas / max(1, occ.ctas_per_sm * gpu.sm.count)
-            role = "first launch of its group" if pos == 0 else "second launch (checks the group's CPI)"
+            role = "first launch of its group" if pos == 0 else "middle launch (checks the group's CPI)"
             if waves >= min_waves:
                 plan.intra.add(kid)
                 why = f"{role}; {waves:.1f} waves of CTAs: intra-kernel sampling (Photon warp or PKP)"
@@ -145,8 +162,8 @@ def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> t
     strata = []
     matches = {}
     for first, members in groups.items():
-        sims = np.array(members[:n_sim[first]], dtype=np.int64)
-        for m in members[n_sim[first]:]:
+        sims = np.array(plan.simulated_members(first), dtype=np.int64)
+        for m in plan.reused_members(first):
             matches[m] = {"represented_by": first, "ratio": inst[m]}
         strata.append(Stratum(f"auto:{first}", np.array(members, dtype=np.int64), sims,
                               np.ones(len(sims)), group=by_id[first].info.name))
@@ -216,6 +233,18 @@ class AutoController:
         return Z * (covs[-1] / 100.0 if covs else 1.0) * remainder
 
 
+def _line(points: list[tuple[float, float]]) -> tuple[float, float] | None:
+    """(intercept, slope) of cycles against warp instructions through two simulated launches that
+    differ in size by more than 1 %; None otherwise (the mean-CPI rule applies)."""
+    if len(points) != 2:
+        return None
+    (x0, y0), (x1, y1) = points
+    if abs(x1 - x0) <= 0.01 * max(x0, x1):
+        return None
+    slope = (y1 - y0) / (x1 - x0)
+    return y0 - slope * x0, slope
+
+
 def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, KernelProjection]
                 ) -> tuple[Projection, dict[int, Decision]]:
     """Project intra-kernel-stopped and reused launches, attach intervals; the total's interval
@@ -241,24 +270,28 @@ def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, Ker
     lat = plan.latency
     cpis: dict[int, np.ndarray] = {}
     own: dict[int, float] = {}
-    for first, members in plan.groups.items():
-        sims = members[:plan.simulated[first]]
+    for first in plan.groups:
+        sims = plan.simulated_members(first)
         cpis[first] = np.array([(cycles[k] - lat) / plan.instructions[k] for k in sims
                                 if plan.instructions[k] > 0])
         c = cpis[first]
         if len(c) >= 2 and c.mean() > 0:
             own[first] = float(c.std(ddof=1) / c.mean())
     pooled = math.sqrt(float(np.mean(np.square(list(own.values()))))) if own else math.inf
+    lines = {first: _line([(plan.instructions[k], cycles[k]) for k in plan.simulated_members(first)])
+             for first in plan.groups}
     per_stratum = []
     shared_var = 0.0          # reused groups' variances (their launches' errors are correlated)
     for first, members in plan.groups.items():
         n = plan.simulated[first]
         cpi = float(cpis[first].mean()) if len(cpis[first]) else math.nan
         spread = max(own.get(first, 0.0), pooled)
-        total = sum(cycles[k] for k in members[:n])
+        total = sum(cycles[k] for k in plan.simulated_members(first))
         dev_sum = dev_sq = 0.0
-        for k in members[n:]:
-            c = lat + cpi * plan.instructions[k]
+        for k in plan.reused_members(first):
+            line = lines[first]
+            c = lat + cpi * plan.instructions[k] if line is None else \
+                max(lat, line[0] + line[1] * plan.instructions[k])
             h = Z * spread * (c - lat) * math.sqrt(1 + 1 / n)
             d = plan.decisions[k]
             d.ci95 = (c - h, c + h)
