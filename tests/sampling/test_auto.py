@@ -51,24 +51,24 @@ def test_reused_kernels_take_their_groups_mean_cpi_after_the_launch_latency(mlp_
     cpis, points = {}, {}
     for first, members in groups.items():
         sims = [m for m in members if m["auto"]["action"] != "reused"]
-        expect_sims = [members[0], members[len(members) // 2]] if len(sims) == 2 else members[:1]
-        assert len(sims) == 2 or len(members) < 4          # groups of >= 4 are checked
-        assert [m["id"] for m in sims] == [m["id"] for m in expect_sims]   # the first (and middle) run
+        expect_sims = [members[i * len(members) // len(sims)] for i in range(len(sims))]
+        if len(members) >= 4:                 # checked groups: the first and the middle launch
+            assert len(sims) == 2
+        assert [m["id"] for m in sims] == [m["id"] for m in expect_sims]   # first, then evenly spaced
         cpis[first] = [(s["cycles"] - lat) / s["warp_instructions"] for s in sims]
         points[first] = [(s["warp_instructions"], s["cycles"]) for s in sims]
     own = [float(np.std(c, ddof=1) / np.mean(c)) for c in cpis.values() if len(c) >= 2]
     assert own, "at least one group is checked with a second launch"
     pooled = math.sqrt(float(np.mean(np.square(own))))
-    reused = lines = 0
+    reused = 0
     for first, members in groups.items():
         for m in (x for x in members if x["auto"]["action"] == "reused"):
             reused += 1
             c = cpis[first]
-            p = points[first]
-            if len(p) == 2 and abs(p[1][0] - p[0][0]) > 0.01 * max(p[0][0], p[1][0]):   # sizes differ:
-                slope = (p[1][1] - p[0][1]) / (p[1][0] - p[0][0])                        # the line
-                expect = max(lat, p[0][1] + slope * (m["warp_instructions"] - p[0][0]))
-                lines += 1
+            xs, ys = np.array(points[first], dtype=float).T
+            if len(xs) >= 2 and xs.max() - xs.min() > 0.01 * xs.max():     # sizes differ: the line
+                slope, intercept = np.polyfit(xs, ys, 1)
+                expect = max(lat, intercept + slope * m["warp_instructions"])
             else:
                 expect = lat + float(np.mean(c)) * m["warp_instructions"]
             assert abs(m["cycles"] - expect) <= 0.5 + 1e-9 * expect     # rounded to whole cycles
@@ -134,6 +134,8 @@ def test_reuse_rules_and_intervals_by_hand():
     plan = AutoPlan(0.02, decisions, groups, {k: float(v) for k, v in inst.items()}, {1: 2, 7: 2}, 100.0)
     assert plan.simulated_members(1) == [1, 4] and plan.reused_members(1) == [2, 3, 5, 6]
     assert plan.simulated_members(7) == [7, 9] and plan.reused_members(7) == [8, 10]
+    big = AutoPlan(0.02, {}, {20: list(range(20, 40))}, {}, {20: 4}, 100.0)
+    assert big.simulated_members(20) == [20, 25, 30, 35] and len(big.reused_members(20)) == 16
     out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, cycles=c)
                                    for k, c in simulated_cycles.items()])
     proj, dec = finish_auto(plan, None, out, {})

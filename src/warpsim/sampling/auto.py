@@ -8,18 +8,20 @@ stability signals (online):
    rule), and a group is split by size into octaves of warp instructions (a CPI carries over
    between launches of similar size, not from a large launch to one 30x smaller: on
    rodinia/gaussian small, hierarchy memory, this halved the reuse error, -2.1 % -> -1.1 %, for 2
-   more simulated launches of 126). The first launch of a group is simulated (and the middle one
-   too when the group has at least 4 launches: it checks the first, away from the program's edges,
-   where a launch next to the first would repeat its state); every other one is **reused**: cycles
-   = launch latency + mean CPI of the group's simulated launches x its own (exact, profiled) warp
-   instructions, the CPI counted after the launch latency (a fixed cost per launch, which plain
-   CPI x instructions would scale with the size of a smaller launch). When the two simulated
-   launches differ in size by more than 1 %, the cycles are the line through the two (cycles
-   against warp instructions) instead: a kernel launched over the same grid with fewer live
-   threads (polybench/lu's update kernel) takes nearly the same time whatever its instruction
-   count, which a CPI scales away (small preset: -1.9 % total error, the reused launches up to 17
-   % off; the line: see docs/sampling/intra-kernel.md). Groups with two simulated launches give
-   the CPI's spread; the spread of a reused kernel is the larger of its group's and the pooled
+   more simulated launches of 126). The first launch of a group is simulated, and in groups of 4
+   or more launches the middle one checks its CPI (away from the program's edges: a check next to
+   the first repeated its state; four evenly spaced checks in groups of 16 or more were tried and
+   did not improve the intervals' coverage, docs/sampling/at_scale_small_verification.md). Every
+   other launch is **reused**: cycles = launch latency + mean CPI of the
+   group's simulated launches x its own (exact, profiled) warp instructions, the CPI counted after
+   the launch latency (a fixed cost per launch, which plain CPI x instructions would scale with the
+   size of a smaller launch). When the simulated launches differ in size by more than 1 %, the
+   cycles follow the least-squares line through them (cycles against warp instructions) instead:
+   a kernel launched over the same grid with fewer live threads (polybench/lu's update kernel)
+   takes nearly the same time whatever its instruction count, which a CPI scales away (small
+   preset: -1.9 % total error, reused launches up to 17 % off; docs/sampling/intra-kernel.md).
+   Checked groups give the CPI's spread (the relative standard deviation of their simulated
+   launches' CPIs); the spread of a reused kernel is the larger of its group's and the pooled
    (root-mean-square) spread of all checked groups. If no group has 4 launches, the largest group
    with at least 2 is checked so the pooled spread exists. A kernel whose interval is wider than
    the target is still reused, but flagged;
@@ -91,16 +93,14 @@ class AutoPlan:
     intra: set[int] = field(default_factory=set)
 
     def simulated_members(self, first: int) -> list[int]:
-        """The group's first launch, and its last when two run (see the module docstring)."""
-        members = self.groups[first]
-        return members[:1] if self.simulated[first] == 1 else [members[0], members[len(members) // 2]]
+        """The group's first launch, and when k run, those evenly spaced after it (k = 2: the
+        middle one; see the module docstring)."""
+        members, k = self.groups[first], self.simulated[first]
+        return [members[i * len(members) // k] for i in range(k)]
 
     def reused_members(self, first: int) -> list[int]:
-        members = self.groups[first]
-        if self.simulated[first] == 1:
-            return members[1:]
-        mid = len(members) // 2
-        return members[1:mid] + members[mid + 1:]
+        sims = set(self.simulated_members(first))
+        return [m for m in self.groups[first] if m not in sims]
 
 
 def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> tuple[AutoPlan, Selection]:
@@ -134,7 +134,7 @@ def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> t
         groups[keyed[key]].append(kid)
     decisions: dict[int, Decision] = {}
     n_sim = {first: (2 if len(m) >= VERIFY_GROUP else 1) for first, m in groups.items()}
-    if 2 not in n_sim.values():
+    if all(n == 1 for n in n_sim.values()):
         multi = [f for f, m in groups.items() if len(m) >= 2]
         if multi:
             n_sim[max(multi, key=lambda f: len(groups[f]))] = 2
@@ -151,7 +151,7 @@ def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> t
             occ = occupancy(gpu.sm, info.threads_per_cta, info.nregs, info.shmem_bytes,
                             where=f"kernel {kid} ({info.name})")
             waves = info.num_ctas / max(1, occ.ctas_per_sm * gpu.sm.count)
-            role = "first launch of its group" if pos == 0 else "middle launch (checks the group's CPI)"
+            role = "first launch of its group" if pos == 0 else f"check {pos} of the group's CPI"
             if waves >= min_waves:
                 plan.intra.add(kid)
                 why = f"{role}; {waves:.1f} waves of CTAs: intra-kernel sampling (Photon warp or PKP)"
@@ -234,15 +234,17 @@ class AutoController:
 
 
 def _line(points: list[tuple[float, float]]) -> tuple[float, float] | None:
-    """(intercept, slope) of cycles against warp instructions through two simulated launches that
-    differ in size by more than 1 %; None otherwise (the mean-CPI rule applies)."""
-    if len(points) != 2:
+    """(intercept, slope) of cycles against warp instructions, least squares over the simulated
+    launches (through both when two), when their sizes differ by more than 1 %; None otherwise
+    (the mean-CPI rule applies)."""
+    if len(points) < 2:
         return None
-    (x0, y0), (x1, y1) = points
-    if abs(x1 - x0) <= 0.01 * max(x0, x1):
+    x = np.array([p[0] for p in points], dtype=float)
+    y = np.array([p[1] for p in points], dtype=float)
+    if x.max() - x.min() <= 0.01 * x.max():
         return None
-    slope = (y1 - y0) / (x1 - x0)
-    return y0 - slope * x0, slope
+    slope = float(((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum())
+    return float(y.mean() - slope * x.mean()), slope
 
 
 def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, KernelProjection]
