@@ -146,6 +146,11 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
     nrow = 0
     steps = 0
     thread_insts = 0
+    # The warps of the top SIMT entry (wlist[:nwl]) and their masks (wsimt) change only when the
+    # stack does (a divergent branch, an exit, a pop): kept across steps while `wcache` names the
+    # entry they were built for, instead of two passes over every lane at every recorded step.
+    nwl = 0
+    wcache = -1
     while sp > 0:
         e = sp - 1
         pc = spc[e]
@@ -153,6 +158,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
             sp -= 1
             while sp > 0 and cnt[sp - 1] == 0:
                 sp -= 1
+            wcache = -1
             continue
         opc = P[pc, C.OPC]
         g = P[pc, C.GUARD]
@@ -202,18 +208,26 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
             elif opc != C.OP_NOP and not exec_hot(pc, opc, xs, nx, nx == T, R, RF, P, D, DB, O, OF, cnan):
                 exec_alu(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD)
         if rec_trace or rec_prof:
-            # per-warp SIMT and predicated masks of this step
-            nwl = 0
-            for q in range(ne):
-                lane = act[q]
-                w = lane >> 5
-                if wsimt[w] == 0:
-                    wlist[nwl] = w
-                    nwl += 1
-                wsimt[w] |= np.int64(1) << (lane & 31)
-            for q in range(nx):
-                lane = xs[q]
-                wpred[lane >> 5] |= np.int64(1) << (lane & 31)
+            # per-warp SIMT masks of the entry (rebuilt when it changed) and predicated masks of
+            # this step (the SIMT masks themselves when the instruction has no guard)
+            if wcache != e:
+                for t in range(nwl):
+                    wsimt[wlist[t]] = 0
+                nwl = 0
+                for q in range(ne):
+                    lane = act[q]
+                    w = lane >> 5
+                    if wsimt[w] == 0:
+                        wlist[nwl] = w
+                        nwl += 1
+                    wsimt[w] |= np.int64(1) << (lane & 31)
+                wcache = e
+            pm = wsimt
+            if g >= 0 and rec_trace:
+                for q in range(nx):
+                    lane = xs[q]
+                    wpred[lane >> 5] |= np.int64(1) << (lane & 31)
+                pm = wpred
             ismem = P[pc, C.ISMEM] != 0
             if rec_trace:
                 log = _grow2(log, nlog + nwl)
@@ -225,7 +239,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                     row[0] = pc
                     row[1] = w
                     row[2] = wsimt[w]
-                    row[3] = wpred[w]
+                    row[3] = pm[w]
                     row[5] = -1
                     row[4] = 0
                     if ismem:
@@ -233,17 +247,17 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                         if executed:
                             for b in range(32):
                                 lane = w * 32 + b
-                                if (wpred[w] >> b) & 1:
+                                if (pm[w] >> b) & 1:
                                     addr[nrow, b] = lane_addr[lane]
                                 else:
                                     addr[nrow, b] = 0
                             if s == 6:
                                 if single >= 0:
                                     s = single
-                                elif wpred[w] == 0:
+                                elif pm[w] == 0:
                                     s = 1
                                 else:
-                                    m = wpred[w]
+                                    m = pm[w]
                                     first = 0
                                     while not (m >> first) & 1:
                                         first += 1
@@ -291,10 +305,9 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                             if wn:
                                 _count(prof, kind, part, wn, True, xs, nx, lane_addr, wlist, nwl, part,
                                        lane_space, secbuf, secn)
-            for t in range(nwl):
-                w = wlist[t]
-                wsimt[w] = 0
-                wpred[w] = 0
+            if g >= 0 and rec_trace:
+                for t in range(nwl):
+                    wpred[wlist[t]] = 0
         # --- control ---------------------------------------------------------------------------------
         if opc == C.OP_BRA:
             thread_insts += ne
@@ -336,6 +349,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
             spc[sp] = tgt
             rpc[sp] = r
             sp += 1
+            wcache = -1
             continue
         if opc == C.OP_EXIT:
             thread_insts += ne
@@ -355,6 +369,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
             spc[e] = pc + 1
             while sp > 0 and cnt[sp - 1] == 0:
                 sp -= 1
+            wcache = -1
             continue
         thread_insts += ne
         spc[e] = pc + 1
