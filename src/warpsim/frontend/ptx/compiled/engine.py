@@ -15,7 +15,7 @@ from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.alu import exec_alu
-from warpsim.frontend.ptx.compiled.hot import exec_hot
+from warpsim.frontend.ptx.compiled.hot import exec_hot, exec_hot_near_dense, inactive_lanes
 from warpsim.frontend.ptx.compiled.hot_mem import hot_ld_st
 from warpsim.frontend.ptx.compiled.mem import exec_mem
 from warpsim.frontend.ptx.compiled.warp import exec_warp
@@ -151,6 +151,10 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
     # entry they were built for, instead of two passes over every lane at every recorded step.
     nwl = 0
     wcache = -1
+    gap = np.empty(T, dtype=np.int32)            # lanes not executing a near-dense step ...
+    saved = np.empty((D.shape[1], T), dtype=np.int64)   # ... and their destination registers
+    ng = 0
+    gapc = -1                                    # the entry gap[:ng] was built for (no guard)
     while sp > 0:
         e = sp - 1
         pc = spc[e]
@@ -159,6 +163,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
             while sp > 0 and cnt[sp - 1] == 0:
                 sp -= 1
             wcache = -1
+            gapc = -1
             continue
         opc = P[pc, C.OPC]
         g = P[pc, C.GUARD]
@@ -205,8 +210,16 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                             break
             elif opc >= C.OP_SHFL and opc <= C.OP_ACTIVEMASK:
                 exec_warp(pc, xs, nx, act, ne, regs, T, P, D, DB, O, sctx, ctas, steps, W, src, wbits, wflag)
-            elif opc != C.OP_NOP and not exec_hot(pc, opc, xs, nx, nx == T, R, RF, P, D, DB, O, OF, cnan):
-                exec_alu(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD)
+            elif opc != C.OP_NOP:
+                if nx != T and 8 * nx >= 7 * T:     # near dense: the dense loop, inactive lanes restored
+                    if g >= 0 or gapc != e:
+                        ng = inactive_lanes(xs, nx, T, gap)
+                        gapc = e if g < 0 else -1
+                    hot = exec_hot_near_dense(pc, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan)
+                else:
+                    hot = exec_hot(pc, opc, xs, nx, nx == T, R, RF, P, D, DB, O, OF, cnan)
+                if not hot:
+                    exec_alu(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD)
         if rec_trace or rec_prof:
             # per-warp SIMT masks of the entry (rebuilt when it changed) and predicated masks of
             # this step (the SIMT masks themselves when the instruction has no guard)
@@ -350,6 +363,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
             rpc[sp] = r
             sp += 1
             wcache = -1
+            gapc = -1
             continue
         if opc == C.OP_EXIT:
             thread_insts += ne
@@ -370,6 +384,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
             while sp > 0 and cnt[sp - 1] == 0:
                 sp -= 1
             wcache = -1
+            gapc = -1
             continue
         thread_insts += ne
         spc[e] = pc + 1

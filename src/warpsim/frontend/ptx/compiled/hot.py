@@ -440,3 +440,41 @@ def exec_hot(i, opc, xs, nx, dense, R, RF, P, D, DB, O, OF, cnan):
         return hot_setp_int(i, xs, nx, dense, R, P, D, DB, O)
     return hot_int(i, opc, xs, nx, dense, R, P, D, DB, O)
 
+
+@njit(cache=True)
+def inactive_lanes(xs, nx, T, gap):
+    """The lanes of 0..T-1 not in the ascending list xs[:nx], into gap; returns their count."""
+    ng = 0
+    m = 0
+    for lane in range(T):
+        if m < nx and xs[m] == lane:
+            m += 1
+        else:
+            gap[ng] = lane
+            ng += 1
+    return ng
+
+
+@njit(cache=True)
+def exec_hot_near_dense(i, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan):
+    """All but a few lanes execute: the dense (vectorisable) loop over all T lanes, with the inactive
+    lanes' destination registers (gap[:ng]) saved before and put back after, so the values their
+    lanes computed are never kept. The per-lane list loop costs several times the dense one, and a
+    guard that drops the edge threads of a stencil (3dconv, fdtd2d) made whole batches take it.
+    False, with nothing written, when the instruction has no hot form."""
+    for j in range(D.shape[1]):
+        r = D[i, j]
+        if r >= 0:
+            row = R[r]
+            for q in range(ng):
+                saved[j, q] = row[gap[q]]
+    if not exec_hot(i, opc, gap, T, True, R, RF, P, D, DB, O, OF, cnan):
+        return False
+    for j in range(D.shape[1]):
+        r = D[i, j]
+        if r >= 0:
+            row = R[r]
+            for q in range(ng):
+                row[gap[q]] = saved[j, q]
+    return True
+
