@@ -341,3 +341,24 @@ def test_a_task_replica_cannot_be_rewound():
     assert r.dev.top == 60 and r.dev.heap.size == 64
     with pytest.raises(RuntimeError, match="cannot be rewound"):
         r.rewind()
+
+
+def test_shared_images_fall_back_when_a_place_cannot_take_them():
+    """/dev/shm missing or full (64 MB in many containers): the next place, then an inline copy
+    (never a view of the live heap, which the launch is about to change)."""
+    import numpy as np
+
+    from warpsim.checkpoint.images import SharedImage, SharedImages, image_heap
+
+    mem = np.arange(64, dtype=np.uint8)
+    images = SharedImages()
+    try:
+        images.dir = "/nonexistent-warpsim-test-dir"           # this place cannot take a file
+        img = images.put(mem)
+        assert isinstance(img, SharedImage) and not img.path.startswith("/nonexistent")
+        assert np.array_equal(image_heap(img)[0], mem)
+        images.dir, images._places = "/nonexistent-warpsim-test-dir", []      # nowhere left
+        out = images.put(mem)
+        assert isinstance(out, np.ndarray) and np.array_equal(out, mem) and not np.shares_memory(out, mem)
+    finally:
+        images.close()

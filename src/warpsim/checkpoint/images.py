@@ -43,25 +43,48 @@ def padded_size(nbytes: int) -> int:
 
 
 class SharedImages:
-    """Where a local pool's task images live while their tasks are in flight."""
+    """Where a local pool's task images live while their tasks are in flight: /dev/shm, or the
+    system's temporary directory when /dev/shm is missing or full (containers often give it
+    64 MB), or, when neither can take an image, the task carries a copy through the pipe."""
 
     def __init__(self) -> None:
-        base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-        self.dir = tempfile.mkdtemp(prefix="warpsim-tasks-", dir=base)
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+        self._places: list[str | None] = ([shm] if shm else []) + [None]    # None: tempfile's default
+        self._dirs: list[str] = []
+        self.dir: str | None = None
         self._count = 0
+        self._next_place()
+
+    def _next_place(self) -> bool:
+        while self._places:
+            try:
+                self.dir = tempfile.mkdtemp(prefix="warpsim-tasks-", dir=self._places.pop(0))
+            except OSError:
+                continue
+            self._dirs.append(self.dir)
+            return True
+        self.dir = None
+        return False
 
     def put(self, memory: np.ndarray) -> SharedImage | np.ndarray:
-        """`memory` written to a new file (padded with zeros to 16 bytes); an empty image stays inline."""
+        """`memory` written to a new file (padded with zeros to 16 bytes); an empty image stays
+        inline, and so does a copy when no place can take the file."""
         if memory.size == 0:
             return memory
-        self._count += 1
-        path = os.path.join(self.dir, f"{self._count}.img")
-        size = padded_size(memory.size)
-        with open(path, "wb") as fh:
-            fh.write(memoryview(np.ascontiguousarray(memory, dtype=np.uint8)))
-            if size > memory.size:
-                fh.write(bytes(size - memory.size))
-        return SharedImage(path, int(memory.size))
+        while self.dir is not None:
+            self._count += 1
+            path = os.path.join(self.dir, f"{self._count}.img")
+            size = padded_size(memory.size)
+            try:
+                with open(path, "wb") as fh:
+                    fh.write(memoryview(np.ascontiguousarray(memory, dtype=np.uint8)))
+                    if size > memory.size:
+                        fh.write(bytes(size - memory.size))
+                return SharedImage(path, int(memory.size))
+            except OSError:
+                Path(path).unlink(missing_ok=True)
+                self._next_place()
+        return np.array(memory, copy=True)    # `memory` may be the live heap: never ship a view
 
     @staticmethod
     def release(image) -> None:
@@ -69,7 +92,8 @@ class SharedImages:
             Path(image.path).unlink(missing_ok=True)
 
     def close(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
+        for d in self._dirs:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 def image_heap(memory) -> tuple[np.ndarray, int]:
