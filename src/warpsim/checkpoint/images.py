@@ -55,16 +55,15 @@ class SharedImages:
         self._count = 0
         self._next_place()
 
-    def _next_place(self) -> bool:
-        while self._places:
+    def _next_place(self) -> None:
+        """Move to the next place that can hold a directory (self.dir None when none is left)."""
+        self.dir = None
+        while self._places and self.dir is None:
             try:
                 self.dir = tempfile.mkdtemp(prefix="warpsim-tasks-", dir=self._places.pop(0))
+                self._dirs.append(self.dir)
             except OSError:
-                continue
-            self._dirs.append(self.dir)
-            return True
-        self.dir = None
-        return False
+                pass
 
     def put(self, memory: np.ndarray) -> SharedImage | np.ndarray:
         """`memory` written to a new file (padded with zeros to 16 bytes); an empty image stays

@@ -8,23 +8,22 @@ stability signals (online):
    rule), and a group is split by size into octaves of warp instructions (a CPI carries over
    between launches of similar size, not from a large launch to one 30x smaller: on
    rodinia/gaussian small, hierarchy memory, this halved the reuse error, -2.1 % -> -1.1 %, for 2
-   more simulated launches of 126). The first launch of a group is simulated, and in groups of 4
-   or more launches the middle one checks its CPI (away from the program's edges: a check next to
-   the first repeated its state; four evenly spaced checks in groups of 16 or more were tried and
-   did not improve the intervals' coverage, docs/sampling/at_scale_small_verification.md). Every
-   other launch is **reused**: cycles = launch latency + mean CPI of the
-   group's simulated launches x its own (exact, profiled) warp instructions, the CPI counted after
-   the launch latency (a fixed cost per launch, which plain CPI x instructions would scale with the
-   size of a smaller launch). When the simulated launches differ in size by more than 1 %, the
-   cycles follow the least-squares line through them (cycles against warp instructions) instead:
-   a kernel launched over the same grid with fewer live threads (polybench/lu's update kernel)
-   takes nearly the same time whatever its instruction count, which a CPI scales away (small
-   preset: -1.9 % total error, reused launches up to 17 % off; docs/sampling/intra-kernel.md).
-   Checked groups give the CPI's spread (the relative standard deviation of their simulated
-   launches' CPIs); the spread of a reused kernel is the larger of its group's and the pooled
-   (root-mean-square) spread of all checked groups. If no group has 4 launches, the largest group
-   with at least 2 is checked so the pooled spread exists. A kernel whose interval is wider than
-   the target is still reused, but flagged;
+   more simulated launches of 126). The first launch of a group is simulated, and in groups of 4 or
+   more launches the middle one checks its CPI (away from the program's edges: a check next to the
+   first repeated its state; four evenly spaced checks in groups of 16 or more were tried and did
+   not improve the intervals' coverage, docs/sampling/at_scale_small_verification.md). Every other
+   launch is **reused**: cycles = launch latency + mean CPI of the group's simulated launches x its
+   own (exact, profiled) warp instructions, the CPI counted after the launch latency (a fixed cost
+   per launch, which plain CPI x instructions would scale with the size of a smaller launch). When
+   the simulated launches differ in size by more than 1 %, the cycles follow the least-squares line
+   through them (cycles against warp instructions) instead: a kernel launched over the same grid
+   with fewer live threads (polybench/lu's update kernel) takes nearly the same time whatever its
+   instruction count, which a CPI scales away (small preset: -1.9 % total error, reused launches up
+   to 17 % off; docs/sampling/intra-kernel.md). Checked groups give the CPI's spread (the relative
+   standard deviation of their simulated launches' CPIs); the spread of a reused kernel is the
+   larger of its group's and the pooled (root-mean-square) spread of all checked groups. If no
+   group has 4 launches, the largest group with at least 2 is checked so the pooled spread exists.
+   A kernel whose interval is wider than the target is still reused, but flagged;
 2. a simulated launch with at least `min_waves` waves of CTAs runs under **intra-kernel
    sampling**: Photon's warp level and PKP both watch it and the first to call it stable stops
    it (the projection is that method's);
@@ -280,18 +279,17 @@ def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, Ker
         if len(c) >= 2 and c.mean() > 0:
             own[first] = float(c.std(ddof=1) / c.mean())
     pooled = math.sqrt(float(np.mean(np.square(list(own.values()))))) if own else math.inf
-    lines = {first: _line([(plan.instructions[k], cycles[k]) for k in plan.simulated_members(first)])
-             for first in plan.groups}
     per_stratum = []
     shared_var = 0.0          # reused groups' variances (their launches' errors are correlated)
     for first, members in plan.groups.items():
         n = plan.simulated[first]
         cpi = float(cpis[first].mean()) if len(cpis[first]) else math.nan
         spread = max(own.get(first, 0.0), pooled)
-        total = sum(cycles[k] for k in plan.simulated_members(first))
+        sims = plan.simulated_members(first)
+        line = _line([(plan.instructions[k], cycles[k]) for k in sims])
+        total = sum(cycles[k] for k in sims)
         dev_sum = dev_sq = 0.0
         for k in plan.reused_members(first):
-            line = lines[first]
             c = lat + cpi * plan.instructions[k] if line is None else \
                 max(lat, line[0] + line[1] * plan.instructions[k])
             h = Z * spread * (c - lat) * math.sqrt(1 + 1 / n)
