@@ -218,3 +218,27 @@ def test_fma_f32_instruction_equals_reference(words):
     for r in (ref, emu):
         same = (got.view(np.uint32) == r.view(np.uint32)) | (np.isnan(got) & np.isnan(r))
         assert same.all(), (a[~same], b[~same], c[~same], got[~same], r[~same])
+
+
+_UNARY_F32 = [f for f in FORMS if f[1] == ("f32",) and f[2] == ("f32",) and not f[0].startswith("cvt")]
+_DIV_F32 = [f for f in FORMS if f[0].startswith("div.") and f[1][0] == "f32"]
+
+
+@pytest.mark.parametrize("n", [64, 45])
+@pytest.mark.parametrize("form", _UNARY_F32 + _DIV_F32,
+                         ids=lambda f: f[0].split()[0] if isinstance(f, tuple) else None)
+def test_float_forms_on_whole_and_partial_batches(form, n):
+    """The one-operand f32 forms and f32 division on every edge value, with every lane of the batch
+    active (n=64: the dense loops) and a partial last warp (n=45: the lane-list loops), NaNs of both
+    signs with payloads included (neg/abs keep them, the others write the canonical NaN)."""
+    instr, in_types, out_types = form
+    edge = np.array(_EDGE["f32"] + [-np.nan, 7.0, -1e-20, 123.456, 1e30, -0.125], dtype=np.float32)
+    edge = np.concatenate([edge, np.array([0x7FC01234, 0xFFC00001, 0x7F800001], np.uint32).view(np.float32)])
+    rng = np.random.default_rng(len(instr) + n)
+    ins = []
+    for j in range(len(in_types)):
+        col = np.resize(np.roll(edge, 3 * j), n).astype(np.float32)
+        col[len(edge):] = rng.normal(0, 10, n - len(edge)).astype(np.float32)
+        ins.append(("f32", col))
+    ref, got = _run_both(instr, ins, out_types)
+    assert np.array_equal(_bits(ref[0]), _bits(got[0])), (instr, ref[0], got[0])

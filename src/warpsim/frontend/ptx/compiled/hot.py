@@ -18,6 +18,7 @@ from numba import njit
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.alu_float import fcmp
 from warpsim.frontend.ptx.compiled.fused import fma_f32
+from warpsim.frontend.ptx.compiled.hot_unary import fsrc, hot_f32_unary
 from warpsim.frontend.ptx.compiled.scalar import fmin
 
 _SIGN = np.int64(-9223372036854775808)
@@ -288,6 +289,8 @@ def _f32_binary(opc, a, b):
         return a + (-b)
     if opc == C.OP_FMUL:
         return a * b
+    if opc == C.OP_FDIV:
+        return a / b
     return fmin(a, b, opc == C.OP_FMIN)
 
 
@@ -347,23 +350,12 @@ def _f32_lane(opc, lane, f0, f1, f2, fd, g0, g1, g2, k0, k1, k2, cnan):
     fd[j + np.uint64(1)] = np.float32(0.0)
 
 
-_HOT_F32 = (C.OP_FADD, C.OP_FSUB, C.OP_FMUL, C.OP_FFMA, C.OP_FMIN, C.OP_FMAX)
-
-
-@njit(cache=True)
-def _fsrc(O, OF, i, j):
-    """(is register, row, immediate) of float operand j; row -1 when neither."""
-    kind = O[i, j, 0]
-    if kind == C.K_REG:
-        return True, O[i, j, 1], np.float32(0.0)
-    if kind == C.K_IMM:
-        return False, 0, np.float32(OF[i, j])
-    return False, -1, np.float32(0.0)
+_HOT_F32 = (C.OP_FADD, C.OP_FSUB, C.OP_FMUL, C.OP_FFMA, C.OP_FDIV, C.OP_FMIN, C.OP_FMAX)
 
 
 @njit(cache=True, error_model="numpy")
 def hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan):
-    """add/sub/mul/fma/min/max.f32 without .ftz/.sat, register or immediate operands. `cnan`: the
+    """add/sub/mul/fma/div/min/max.f32 without .ftz/.sat, register or immediate operands. `cnan`: the
     canonical NaN (bits 0x7FFFFFFF) that NaN results are written as."""
     ok = False
     for f in _HOT_F32:
@@ -372,9 +364,9 @@ def hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan):
     tc = P[i, C.TY]
     if not ok or (tc & 15) != 4 or P[i, C.AUX2] != 0 or D[i, 0] < 0:
         return False
-    g0, r0, k0 = _fsrc(O, OF, i, 0)
-    g1, r1, k1 = _fsrc(O, OF, i, 1)
-    g2, r2, k2 = _fsrc(O, OF, i, 2) if opc == C.OP_FFMA else _fsrc(O, OF, i, 0)
+    g0, r0, k0 = fsrc(O, OF, i, 0)
+    g1, r1, k1 = fsrc(O, OF, i, 1)
+    g2, r2, k2 = fsrc(O, OF, i, 2) if opc == C.OP_FFMA else fsrc(O, OF, i, 0)
     if r0 < 0 or r1 < 0 or r2 < 0:
         return False
     f0, f1, f2, fd = RF[r0], RF[r1], RF[r2], RF[D[i, 0]]
@@ -395,8 +387,8 @@ def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
     if (tc & 15) != 4 or aux2 & 4 or D[i, 0] < 0:
         return False
     comb = aux2 & 3
-    g0, r0, k0 = _fsrc(O, OF, i, 0)
-    g1, r1, k1 = _fsrc(O, OF, i, 1)
+    g0, r0, k0 = fsrc(O, OF, i, 0)
+    g1, r1, k1 = fsrc(O, OF, i, 1)
     r2, m2, s2, v2, x2 = _src(O, i, 2) if comb else _src(O, i, 0)
     if r0 < 0 or r1 < 0 or r2 < 0:
         return False
@@ -434,6 +426,8 @@ def exec_hot(i, opc, xs, nx, dense, R, RF, P, D, DB, O, OF, cnan):
     """Run instruction i on a hot single-pass loop if it has one; False otherwise."""
     if opc >= C.OP_FADD and opc <= C.OP_FMAX:
         return hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan)
+    if opc >= C.OP_FNEG and opc <= C.OP_FCOS:
+        return hot_f32_unary(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan)
     if opc == C.OP_SETP:
         if P[i, C.TY] & C.FLOAT:
             return hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF)
