@@ -8,6 +8,7 @@ from warpsim.errors import InputError
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.encode import NotCompiled, encode
 from warpsim.frontend.ptx.compiled.engine import PROFILE_KEYS, run
+from warpsim.frontend.ptx.compiled.regzero import registers_to_zero
 from warpsim.ir.kinds import MemSpace
 from warpsim.ir.records import WARP_SIZE, CtaTrace, PackedCta, WarpTrace
 
@@ -21,10 +22,24 @@ class CompiledKernel:
         self.tables: dict | None = None
         self._scratch: dict[str, np.ndarray] = {}
         self._valid: dict[tuple[int, int, int], np.ndarray] = {}
+        self.zero_rows: np.ndarray | None = None
         try:
             self.tables = encode(kernel)
         except NotCompiled as e:
             self.reason = str(e)
+            return
+        self.zero_rows = registers_to_zero(kernel, self.tables)
+
+    def registers(self, nreg: int, T: int) -> np.ndarray:
+        """The batch's register file, reused from the previous batch with only the rows a thread may
+        read before writing zeroed (regzero.py): the others' stale values are never observed."""
+        buf = self._scratch.get("regs")
+        if buf is None or buf.size < nreg * T:
+            buf = self._scratch["regs"] = np.zeros(nreg * T, dtype=np.int64)
+            return buf
+        out = buf[:nreg * T]
+        out.reshape(nreg, T)[self.zero_rows] = 0
+        return out
 
     def zeroed(self, name: str, n: int, dtype) -> np.ndarray:
         """A zero-filled scratch array of n elements, reused from batch to batch: filling reused
@@ -86,7 +101,7 @@ def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes
     sctx = np.array([T, tpc, block[0], block[1], block[2], grid[0], grid[1], grid[2], dyn_shared, sh_size,
                      shp, lop], dtype=np.int64)
     cta_arr = np.asarray(ctas, dtype=np.int64).reshape(-1, 3)
-    regs = ck.zeroed("regs", max(prog.num_regs, 1) * T, np.int64)
+    regs = ck.registers(max(prog.num_regs, 1), T)
     shared = ck.zeroed("shared", max(ncta * shp, 16), np.uint8)
     local = ck.zeroed("local", max(T * lop, 16), np.uint8)
     kp = np.zeros(-(-(len(kparam_bytes) + 16) // 8) * 8, dtype=np.uint8)
