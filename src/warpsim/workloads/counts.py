@@ -3,6 +3,7 @@ running it, and the JSON cache that makes `warpsim workloads` instant.
 
     python -m warpsim.workloads.counts                         # recompute tiny and small (emulated)
     python -m warpsim.workloads.counts --preset standard --cap 120   # emulate standard, 120 s cap each
+    python -m warpsim.workloads.counts --preset standard --cap 1200 --jobs 2   # two at a time
 
 `tiny` and `small` are emulated in full. `standard` records launch shapes from a non-executing run
 (exact unless the workload is data-dependent) and, where the emulation finished within the cap,
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -147,36 +149,61 @@ def save_cache(cache: dict[str, Any], path: Path = CACHE_PATH) -> None:
     path.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n")
 
 
+def _last_seconds(cache: dict[str, Any], name: str) -> float:
+    c = cache["workloads"].get(name, {}).get("standard") or {}
+    return c.get("estimated_seconds") or c.get("emulation_seconds") or 0.0
+
+
 def regenerate(
     names: list[str] | None = None,
     presets: tuple[str, ...] = ("tiny", "small"),
     cap_seconds: float | None = None,
     path: Path = CACHE_PATH,
     log=print,
+    jobs: int = 1,
 ) -> dict[str, Any]:
-    """Recompute the given presets of the given workloads (default: all) into the cache file."""
+    """Recompute the given presets of the given workloads (default: all) into the cache file.
+
+    Capped standard emulations run `jobs` at a time, each in its own process; the cache is saved
+    after every workload. A run over every workload records its wall time as `standard_suite`."""
     cache = load_cache(path)
     cache["version"] = CACHE_VERSION
     wls = [get_workload(n) for n in names] if names else all_workloads()
     workdir = Path(tempfile.mkdtemp(prefix="warpsim-counts-"))
-    for wl in wls:
+
+    def one(wl: Workload, preset: str) -> dict[str, Any]:
+        if preset != "standard":
+            return emulated_counts(wl, preset)
+        return capped_counts(wl, preset, cap_seconds, workdir) if cap_seconds else shape_counts(wl, preset)
+
+    def done(wl: Workload, preset: str, counts: dict[str, Any]) -> None:
         entry = cache["workloads"].setdefault(wl.name, {})
         entry["category"] = wl.category
-        for preset in presets:
-            if preset == "standard":
-                entry[preset] = (
-                    capped_counts(wl, preset, cap_seconds, workdir)
-                    if cap_seconds
-                    else shape_counts(wl, preset)
-                )
-            else:
-                entry[preset] = emulated_counts(wl, preset)
-            log(
-                f"{wl.name:28s} {preset:8s} {entry[preset]['status']:28s} "
-                f"launches={entry[preset]['launches']} warp_insts={entry[preset]['warp_instructions']} "
-                f"t={entry[preset].get('emulation_seconds')}"
-            )
-            save_cache(cache, path)
+        entry[preset] = counts
+        log(
+            f"{wl.name:28s} {preset:8s} {counts['status']:28s} "
+            f"launches={counts['launches']} warp_insts={counts['warp_instructions']} "
+            f"t={counts.get('emulation_seconds')}"
+        )
+        save_cache(cache, path)
+
+    t0 = time.perf_counter()
+    for preset in presets:
+        if preset == "standard" and cap_seconds and jobs > 1:
+            order = sorted(wls, key=lambda wl: _last_seconds(cache, wl.name), reverse=True)  # longest first
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                futures = {pool.submit(one, wl, preset): wl for wl in order}
+                for fut in as_completed(futures):
+                    done(futures[fut], preset, fut.result())
+        else:
+            for wl in wls:
+                done(wl, preset, one(wl, preset))
+    if presets == ("standard",) and cap_seconds and not names:
+        cache["standard_suite"] = {
+            "date": time.strftime("%Y-%m-%d"), "jobs": jobs, "cap_seconds": cap_seconds,
+            "wall_seconds": round(time.perf_counter() - t0, 1), "cpus": os.cpu_count(),
+        }
+        save_cache(cache, path)
     shutil.rmtree(workdir, ignore_errors=True)
     return cache
 
@@ -206,9 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--cap", type=float, default=None, help="seconds per standard-size emulation (default: shapes only)"
     )
+    ap.add_argument("--jobs", type=int, default=1, help="standard-size emulations run at once (with --cap)")
     args = ap.parse_args(argv)
     os.environ.setdefault("PYTHONWARNINGS", "ignore")
-    regenerate(args.names or None, tuple(args.preset or ("tiny", "small")), args.cap)
+    regenerate(args.names or None, tuple(args.preset or ("tiny", "small")), args.cap, jobs=args.jobs)
     return 0
 
 
