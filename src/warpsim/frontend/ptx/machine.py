@@ -40,7 +40,9 @@ class Batch:
     """Registers, special registers and on-chip memories of a batch of CTAs of one launch."""
 
     def __init__(self, kernel, ctas: list[tuple[int, int, int]], grid, block, device, kparam_bytes: bytes,
-                 dyn_shared: int, recorder=None) -> None:
+                 dyn_shared: int, recorder=None, state=None) -> None:
+        """`state`: (registers, shared, local) to work on instead of fresh zeroed ones (the compiled
+        engine's, for the instructions it runs through this emulator: compiled/host_steps.py)."""
         prog = kernel.prog
         self.kernel = kernel
         self.device = device
@@ -67,16 +69,20 @@ class Batch:
         self._u = {"%ntid.x": block[0], "%ntid.y": block[1], "%ntid.z": block[2], "%nctaid.x": grid[0],
                    "%nctaid.y": grid[1], "%nctaid.z": grid[2], "%nwarpid": 64, "%smid": 0, "%nsmid": 1,
                    "%gridid": 0, "%dynamic_smem_size": dyn_shared}
-        self.R = [np.zeros(T, dtype=storage(t)) for t in prog.reg_types]
+        if state is None:
+            self.R = [np.zeros(T, dtype=storage(t)) for t in prog.reg_types]
         self.sh_size = prog.dyn_shared_offset + dyn_shared if dyn_shared else max(prog.shared_static, 0)
         self._u["%total_smem_size"] = self.sh_size
         shp = (self.sh_size + 15) // 16 * 16
-        self.shared = np.zeros(max(self.ncta * shp, 16), dtype=np.uint8)
         self.sh_off = self.cta_idx * shp
         self.lo_size = prog.local_bytes
         lop = (self.lo_size + 15) // 16 * 16
-        self.local = np.zeros(max(T * lop, 16), dtype=np.uint8)
         self.lo_off = lin * lop
+        if state is None:
+            self.shared = np.zeros(max(self.ncta * shp, 16), dtype=np.uint8)
+            self.local = np.zeros(max(T * lop, 16), dtype=np.uint8)
+        else:
+            self.R, self.shared, self.local = state
         self.kparams = np.frombuffer(kparam_bytes + b"\0" * 16, dtype=np.uint8)
         self._views: dict = {}
         self.steps = 0
@@ -87,6 +93,11 @@ class Batch:
     # --- registers -------------------------------------------------------------------------------
     def put(self, rid: int, val, m) -> None:
         cur = self.R[rid]
+        v = self._coerced(cur, val, m)
+        self.R[rid] = v if m is None else np.where(m, v, cur)
+
+    def _coerced(self, cur: np.ndarray, val, m) -> np.ndarray:
+        """val as an array of the register's storage type and the batch's length."""
         dt = cur.dtype
         v = np.asarray(val)
         if v.dtype != dt:
@@ -100,7 +111,7 @@ class Batch:
             v = np.broadcast_to(v, (self.T,))
             if m is None:
                 v = v.copy()
-        self.R[rid] = v if m is None else np.where(m, v, cur)
+        return v
 
     def sreg(self, name: str) -> np.ndarray:
         a = self._s.get(name)

@@ -8,7 +8,9 @@ from warpsim.errors import InputError
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.encode import NotCompiled, encode
 from warpsim.frontend.ptx.compiled.engine import PROFILE_KEYS, run
+from warpsim.frontend.ptx.compiled.host_steps import HostBatch, close_batch, open_batch
 from warpsim.frontend.ptx.compiled.regzero import registers_to_zero
+from warpsim.frontend.ptx.machine import MemoryFault
 from warpsim.ir.kinds import MemSpace
 from warpsim.ir.records import WARP_SIZE, CtaTrace, PackedCta, WarpTrace
 
@@ -116,11 +118,22 @@ def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes
     log = np.zeros((1024 if trace else 1, 6), dtype=np.int64)
     addr = np.zeros((256 if trace else 1, 32), dtype=np.int64)
     fault = np.zeros(4, dtype=np.int64)
-    st, steps, tinsts, fpc, nlog, nrow, log, addr = run(
-        tb["P"], tb["D"], tb["DB"], tb["O"], tb["OF"], len(k.ops), T, valid, regs, sctx, cta_arr, heap,
-        shared, local, kp, limits, trace, profile, prof, bbv, log, addr, fault)
+    hb = kid = None
+    if tb["host"]:
+        hb = HostBatch(k, ctas, grid, block, device, kparam_bytes, dyn_shared, regs, shared, local,
+                       int(np.count_nonzero(valid)))
+        kid = open_batch(hb)
+    try:
+        st, steps, tinsts, fpc, nlog, nrow, log, addr = run(
+            tb["P"], tb["D"], tb["DB"], tb["O"], tb["OF"], len(k.ops), T, valid, regs, sctx, cta_arr, heap,
+            shared, local, kp, limits, trace, profile, prof, bbv, log, addr, fault, kid or 0)
+    finally:
+        if kid is not None:
+            close_batch(kid)
+    if st == C.ST_HOST_FAULT and not isinstance(hb.error, MemoryFault):
+        raise hb.error
     if st != C.ST_OK:
-        raise _fault(ck, st, fpc, fault, tpc, cta_arr)
+        raise _fault(ck, st, fpc, fault, tpc, cta_arr, hb.error if hb is not None else None)
     res = BatchResult()
     res.steps, res.thread_insts = int(steps), int(tinsts)
     if trace:
@@ -130,12 +143,15 @@ def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes
     return res
 
 
-def _fault(ck: CompiledKernel, st: int, pc: int, fault: np.ndarray, tpc: int, ctas: np.ndarray) -> InputError:
+def _fault(ck: CompiledKernel, st: int, pc: int, fault: np.ndarray, tpc: int, ctas: np.ndarray,
+           host_fault=None) -> InputError:
     prog = ck.kernel.prog
     lane = int(fault[0])
     thread, cta = lane % tpc, tuple(int(v) for v in ctas[lane // tpc])
     a = int(fault[1]) & 0xFFFFFFFFFFFFFFFF
-    if st == C.ST_OOB:
+    if st == C.ST_HOST_FAULT:          # the reference emulator's message, for its instruction
+        msg = str(host_fault)
+    elif st == C.ST_OOB:
         name = MemSpace(int(fault[3])).name.lower()
         msg = (f"out-of-bounds {name} access of {int(fault[2])} bytes at address 0x{a:x} "
                f"(thread {thread} of CTA {cta})")

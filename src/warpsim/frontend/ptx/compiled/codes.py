@@ -31,7 +31,9 @@ C_NORMAL, C_BRANCH, C_EXIT, C_TRAP = 0, 1, 2, 3
  OP_FADD, OP_FSUB, OP_FMUL, OP_FFMA, OP_FDIV, OP_FMIN, OP_FMAX, OP_FNEG, OP_FABS, OP_FSQRT, OP_FRCP,
  OP_FRSQRT, OP_FEX2, OP_FLG2, OP_FSIN, OP_FCOS,
  OP_LD, OP_ST, OP_LDK, OP_ATOM,
- OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_PACK, OP_UNPACK) = range(59)
+ OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_PACK, OP_UNPACK,
+ OP_HOST) = range(60)
+# OP_HOST: a form without a compiled implementation, run by the reference emulator (host_steps.py)
 
 # setp comparisons (AUX)
 (CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU, CMP_GEU,
@@ -67,4 +69,4 @@ SREG_CODES = {
 }
 
 # engine status codes
-ST_OK, ST_OOB, ST_MISALIGNED, ST_TRAP, ST_STACK = 0, 1, 2, 3, 4
+ST_OK, ST_OOB, ST_MISALIGNED, ST_TRAP, ST_STACK, ST_HOST_FAULT = 0, 1, 2, 3, 4, 5

@@ -56,6 +56,7 @@ class Encoder:
         self.DB = np.zeros((max(n, 1), 4), dtype=np.int64)
         self.O = np.zeros((max(n, 1), 4, 4), dtype=np.int64)
         self.OF = np.zeros((max(n, 1), 4), dtype=np.float64)
+        self.hosted: list[tuple[int, str]] = []     # (instruction, why it has no compiled form)
 
     # --- operands ---------------------------------------------------------------------------------
     def src(self, i: int, j: int, ref, t: str) -> None:
@@ -130,8 +131,23 @@ class Encoder:
             try:
                 self.one(i, fi, op)
             except NotCompiled as e:
-                raise NotCompiled(f"line {fi.line}: {fi.text.strip() or fi.opcode}: {e}") from None
-        return {"P": self.P, "D": self.D, "DB": self.DB, "O": self.O, "OF": self.OF}
+                reason = f"line {fi.line}: {fi.text.strip() or fi.opcode}: {e}"
+                if op.fn is None:
+                    raise NotCompiled(reason) from None
+                self.host(i, reason)
+        return {"P": self.P, "D": self.D, "DB": self.DB, "O": self.O, "OF": self.OF, "host": self.hosted}
+
+    def host(self, i: int, reason: str) -> None:
+        """Instruction i runs on the reference emulator (host_steps.py): no operands of ours."""
+        self.P[i, C.OPC] = C.OP_HOST
+        for col in (C.TY, C.AUX, C.AUX2, C.NVEC, C.ARB, C.AOFF, C.NBT, C.TY2):
+            self.P[i, col] = 0
+        self.P[i, C.ARID] = -1
+        self.D[i] = -1
+        self.DB[i] = 0
+        self.O[i] = 0
+        self.OF[i] = 0
+        self.hosted.append((i, reason))
 
     def one(self, i: int, fi, op) -> None:
         row = self.P[i]

@@ -11,10 +11,11 @@ nothing when off.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.alu import exec_alu
+from warpsim.frontend.ptx.compiled.host_steps import host_step
 from warpsim.frontend.ptx.compiled.hot import exec_hot, exec_hot_near_dense, inactive_lanes
 from warpsim.frontend.ptx.compiled.hot_mem import hot_ld_st
 from warpsim.frontend.ptx.compiled.mem import exec_mem
@@ -100,9 +101,10 @@ def _sectors(lanes, n, lane_addr, wlist, nwl, sel_space, lane_space, secbuf, sec
 
 @njit(cache=True)
 def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kparams, limits, rec_trace,
-        rec_prof, prof, bbv, log, addr, fault):
+        rec_prof, prof, bbv, log, addr, fault, kid):
     """Execute one batch. Returns (status, steps, thread instructions, faulting pc, log rows, addr rows,
-    log, addr). `log` columns: pc index, warp, SIMT mask, predicated mask, space, addr row."""
+    log, addr). `log` columns: pc index, warp, SIMT mask, predicated mask, space, addr row. `kid`:
+    the batch's id for instructions run by the reference emulator (OP_HOST, host_steps.py)."""
     depth = 16
     LN = np.empty((depth, T), dtype=np.int32)
     cnt = np.zeros(depth, dtype=np.int64)
@@ -202,12 +204,11 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                                   local, kparams, lane_addr, lane_space, lane_off, limits, fault, W, shbase)
                     if st != C.ST_OK:
                         return st, steps, thread_insts, pc, nlog, nrow, log, addr
-                if P[pc, C.SPACE] == 6:
-                    single = lane_space[xs[0]]
-                    for q in range(1, nx):
-                        if lane_space[xs[q]] != single:
-                            single = -2
-                            break
+            elif opc == C.OP_HOST:
+                with objmode(st="int64"):
+                    st = host_step(kid, pc, xs[:nx], act[:ne], g >= 0, steps, lane_addr, lane_space)
+                if st != C.ST_OK:
+                    return st, steps, thread_insts, pc, nlog, nrow, log, addr
             elif opc >= C.OP_SHFL and opc <= C.OP_ACTIVEMASK:
                 exec_warp(pc, xs, nx, act, ne, regs, T, P, D, DB, O, sctx, ctas, steps, W, src, wbits, wflag)
             elif opc != C.OP_NOP:
@@ -220,6 +221,13 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                     hot = exec_hot(pc, opc, xs, nx, nx == T, R, RF, P, D, DB, O, OF, cnan)
                 if not hot:
                     exec_alu(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD)
+            if P[pc, C.SPACE] == 6 and (opc == C.OP_HOST or (opc >= C.OP_LD and opc <= C.OP_ATOM)):
+                # generic addresses: the one space of all lanes, or -2 when they differ
+                single = lane_space[xs[0]]
+                for q in range(1, nx):
+                    if lane_space[xs[q]] != single:
+                        single = -2
+                        break
         if rec_trace or rec_prof:
             # per-warp SIMT masks of the entry (rebuilt when it changed) and predicated masks of
             # this step (the SIMT masks themselves when the instruction has no guard)
