@@ -120,8 +120,7 @@ def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes
     fault = np.zeros(4, dtype=np.int64)
     hb = kid = None
     if tb["host"]:
-        hb = HostBatch(k, ctas, grid, block, device, kparam_bytes, dyn_shared, regs, shared, local,
-                       int(np.count_nonzero(valid)))
+        hb = HostBatch(k, ctas, grid, block, device, kparam_bytes, dyn_shared, regs, shared, local)
         kid = open_batch(hb)
     try:
         st, steps, tinsts, fpc, nlog, nrow, log, addr = run(

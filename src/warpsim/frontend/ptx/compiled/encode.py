@@ -45,6 +45,9 @@ def tcode(t: str) -> int:
     return nbytes(t) | (C.SIGNED if is_signed(t) else 0) | (C.FLOAT if is_float(t) else 0)
 
 
+_ALLOCATES = ("malloc", "free")
+
+
 class Encoder:
     def __init__(self, kernel) -> None:
         self.k = kernel
@@ -132,7 +135,10 @@ class Encoder:
                 self.one(i, fi, op)
             except NotCompiled as e:
                 reason = f"line {fi.line}: {fi.text.strip() or fi.opcode}: {e}"
-                if op.fn is None:
+                if op.fn is None or fi.base in _ALLOCATES or "%envreg" in fi.text:
+                    # the compiled batch holds the device heap's array and size from its start:
+                    # a form that allocates mid-kernel (malloc, the grid-sync workspace) keeps the
+                    # whole kernel on the reference
                     raise NotCompiled(reason) from None
                 self.host(i, reason)
         return {"P": self.P, "D": self.D, "DB": self.DB, "O": self.O, "OF": self.OF, "host": self.hosted}

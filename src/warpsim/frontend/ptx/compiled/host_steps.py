@@ -36,7 +36,7 @@ class HostBatch(Batch):
     """The reference's view of a compiled batch: registers, shared and local memory shared with it."""
 
     def __init__(self, kernel, ctas, grid, block, device, kparam_bytes: bytes, dyn_shared: int,
-                 regs: np.ndarray, shared: np.ndarray, local: np.ndarray, nvalid: int) -> None:
+                 regs: np.ndarray, shared: np.ndarray, local: np.ndarray) -> None:
         T = len(ctas) * (-(-(block[0] * block[1] * block[2]) // 32) * 32)
         views = []
         for rid, t in enumerate(kernel.prog.reg_types):
@@ -45,7 +45,6 @@ class HostBatch(Batch):
             views.append(row.view(dt)[::8 // dt.itemsize])
         super().__init__(kernel, ctas, grid, block, device, kparam_bytes, dyn_shared,
                          state=(views, shared, local))
-        self.nvalid = nvalid
         self.error: BaseException | None = None
 
     def put(self, rid: int, val, m) -> None:
@@ -62,7 +61,9 @@ class HostBatch(Batch):
         the same masks (None for a whole untouched batch), and the memory record left where the
         engine's recording reads it. A fault or error is kept for the caller and reported by status."""
         T = self.T
-        whole = len(act) == self.nvalid
+        # None (the reference's "every lane of an untouched batch") only without padding lanes: the
+        # reference also computes a partial warp's padding lanes, the compiled engine never does
+        whole = len(act) == T
         entry = None
         if not whole:
             entry = np.zeros(T, dtype=bool)
