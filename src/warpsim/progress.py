@@ -3,8 +3,9 @@ and an ETA, without touching the compiled core.
 
 `ProgressTracker` is a timing-control observer (warpsim.timing.control): the driver shows it the
 running kernels every `interval` core cycles, and it never stops one. When a sampling controller
-(PKP) is in charge, the tracker wraps it and keeps its interval, so what is simulated is the same
-with or without a progress display. The driver's own callback (kernel completions) also goes
+(PKP, Photon) is in charge, the tracker wraps it and keeps its interval and its requests for the
+core's warp and block logs, which it forwards, so what is simulated is the same with or without a
+progress display. The driver's own callback (kernel completions) also goes
 through the tracker, which adds what it knows and hands one dict to the user's callback:
 
     phase             "starting" (compiling or loading the compiled core) or "simulating"
@@ -49,6 +50,10 @@ class ProgressTracker:
         self.kernels_total = kernels_total
         self.inner = inner
         self.interval = int(inner.interval) if inner is not None else int(interval)
+        # the inner controller's requests for the core's warp and block logs (Photon's warp and BB
+        # levels): without them the core logs nothing and those levels never decide
+        self.warp_log = int(getattr(inner, "warp_log", 0) or 0)
+        self.block_log = int(getattr(inner, "block_log", 0) or 0)
         self.min_period = min_period
         self.t0 = time.perf_counter()
         self.first: tuple[float, int] | None = None     # (wall, warp instructions) at the first check
@@ -64,6 +69,10 @@ class ProgressTracker:
     def on_launch(self, view) -> None:
         if self.inner is not None:
             self.inner.on_launch(view)
+
+    def observe_logs(self, warp_rows, block_rows, warp_lost: int, block_lost: int) -> None:
+        if self.inner is not None and hasattr(self.inner, "observe_logs"):
+            self.inner.observe_logs(warp_rows, block_rows, warp_lost, block_lost)
 
     def check(self, views) -> dict[int, str]:
         self.cycle = max((v.cycle for v in views), default=self.cycle)

@@ -64,6 +64,26 @@ def test_core_logs_every_warp_and_every_block_entry_of_the_functional_profile():
     assert got.tolist() == expect.tolist()
 
 
+def test_a_progress_display_forwards_the_log_requests_and_the_logs():
+    """The CLI wraps the sampling controller in a ProgressTracker. It used to keep the interval but
+    not the warp/block log requests: the core logged nothing, Photon's warp and BB levels never
+    decided, and `warpsim sim --sample photon-warp` silently simulated everything (2dconv standard:
+    full cycles where the API projected). Same logs with and without the wrapper."""
+    from warpsim.progress import ProgressTracker
+
+    cmds, _ = load_commands("rodinia/gaussian", profile=True)
+    cmds = list(cmds)
+    got = []
+    for wrap in (False, True):
+        rec = Recorder()
+        ctl = ProgressTracker(lambda info: None, inner=rec) if wrap else rec
+        simulate(cmds, load_gpu("QV100"), controller=ctl)
+        assert (ctl.warp_log, ctl.block_log) == (rec.warp_log, rec.block_log)
+        got.append((np.concatenate(rec.w), np.concatenate(rec.b)))
+    assert len(got[1][0]) > 0 and len(got[1][1]) > 0
+    assert np.array_equal(got[0][0], got[1][0]) and np.array_equal(got[0][1], got[1][1])
+
+
 def test_dispatch_replay_by_hand():
     # 2 slots; one resident CTA placed at 0 with duration 10, stop at 4: frees at 10, the empty
     # slot at 4. Three CTAs of 10: 4 -> 14, 10 -> 20, 14 -> 24.
