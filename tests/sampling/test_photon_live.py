@@ -133,7 +133,8 @@ def test_photon_bb_level_decides_from_block_logs_and_projects_paths():
     src = ffma_loop(iterations=1, ctas=100, kid=7)
     src.profile = SimpleNamespace(bbv=np.ones((800, 2), np.int64), block_pcs=np.array([0, 9]),
                                   block_sizes=np.array([9, 3]))
-    ctl = PhotonController(PhotonParams(level="bb", warmup=4, bb_window=16), sources=[src])
+    ctl = PhotonController(PhotonParams(level="bb", warmup=4, bb_window=16, rate_check=False),
+                          sources=[src])     # the paper's rule alone (the rate check: below)
     view = KernelView(slot=0, info=src.info, wave=10, launch_cycle=0, start_cycle=0, cycle=0,
                       warp_instructions=0, thread_instructions=0, ctas_done=0, ctas_resident=0)
     ctl.on_launch(view)

@@ -26,7 +26,8 @@ stability signals (online):
    A kernel whose interval is wider than the target is still reused, but flagged;
 2. a simulated launch with at least `min_waves` waves of CTAs runs under **intra-kernel
    sampling**: Photon's warp level and PKP both watch it and the first to call it stable stops
-   it (the projection is that method's);
+   it (the projection is that method's), once the CTA rate its projection implies agrees with
+   the rate measured over the last two CTA durations and the two before (warpsim.sampling.throughput);
 3. every other launch runs in **full detail** (too short for sampling to save time).
 
 Intervals (95 %, z = 1.96), per kernel:
@@ -207,9 +208,16 @@ class AutoController:
             kid = v.info.kernel_id
             if v.slot in a:
                 out[v.slot], self.stopped_by[kid] = a[v.slot], "photon"
-            elif v.slot in b:
+            elif v.slot in b and self._pkp_rate_agrees(v):
                 out[v.slot], self.stopped_by[kid] = b[v.slot], "pkp"
         return out
+
+    def _pkp_rate_agrees(self, v) -> bool:
+        """PKP projects at the average CTA rate since the kernel started; in a steady state that is
+        the rate measured over the recent past (warpsim.sampling.throughput, as Photon's stop)."""
+        cycles = v.active if self.pkp.params.from_start else v.elapsed
+        rc = self.photon.rate_check(v.info.kernel_id, (v.ctas_done + 1) / max(cycles, 1))
+        return rc is not None and rc.agrees
 
     def project(self, r) -> KernelProjection:
         kid = r.info.kernel_id

@@ -234,6 +234,14 @@ class BBSampler:
                 self.enabled = True
         return self.enabled
 
+    def reopen(self) -> None:
+        """Undo every block's latch and the coverage trigger (see SampledEngine.reopen)."""
+        for eng in self.engines.values():
+            eng.reopen()
+        self.stable_blocks.clear()
+        self.coverage = 0.0
+        self.enabled = False
+
     def block_time(self, block: int) -> float:
         """Mean time of a stable block, else the interval model (cached per block, as the
         artifact does; `invalidate_interval_cache` re-reads the latency table)."""

@@ -35,7 +35,15 @@ Deviations (stated):
   Accel-Sim trace only warp level is available;
 * skipped warps are not re-executed functionally: the emulator already produced every result
   later kernels read (the timing model replays recorded traces), which is what Photon's
-  functional execution of skipped warps guarantees.
+  functional execution of skipped warps guarantees;
+* a stop also needs the CTA rate the projection implies (resident CTAs / predicted CTA duration)
+  to agree within 5 % with the rate the kernel completed CTAs at over the last two predicted CTA
+  durations, that rate with the one over the two durations before, both after the first wave
+  (warpsim.sampling.throughput); when they disagree the engines reopen and learn a whole new
+  window. The warp window lags the simulation, and a kernel can change state after it:
+  polybench/2dconv at standard was stopped on the durations of its first phase (its L2 still
+  absorbing the output's write-backs) and projected 30 % short. `rate_check=False` restores the
+  paper's rule.
 """
 
 from __future__ import annotations
@@ -51,6 +59,9 @@ from warpsim.sampling.photon.bb_sampling import COVERAGE_THRESHOLD, BBSampler, I
 from warpsim.sampling.photon.bbv import analysed_warps
 from warpsim.sampling.photon.stability import BB_LONG_WINDOW, DELTA, WARMUP, WARP_LONG_WINDOW, SampledEngine
 from warpsim.sampling.pkp import KernelProjection
+from warpsim.sampling.throughput import DELTA as RATE_DELTA
+from warpsim.sampling.throughput import WINDOW as RATE_WINDOW
+from warpsim.sampling.throughput import CompletionHistory, RateCheck, check_rate
 from warpsim.timing.control import KernelView, StopRecord
 from warpsim.timing.state import (
     BL_BLOCK,
@@ -81,6 +92,9 @@ class PhotonParams:
     interval: int = 500                  # cycles between looks at the logs
     warp_log: int = 1 << 16              # ring capacities (rows) of the core's logs
     block_log: int = 1 << 18
+    rate_check: bool = True              # the stop also needs the implied CTA rate (our deviation)
+    rate_delta: float = RATE_DELTA
+    rate_window: float = RATE_WINDOW     # in predicted CTA durations
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -89,6 +103,8 @@ class PhotonParams:
             raise InputError("Photon thresholds must be in (0, 1)")
         if self.warp_window < 4 or self.bb_window < 4 or self.warmup < 0 or self.interval < 1:
             raise InputError("Photon windows must be >= 4 observations, warm-up >= 0, interval >= 1")
+        if not (0 < self.rate_delta < 1 and self.rate_window > 0):
+            raise InputError("Photon's rate check needs 0 < rate_delta < 1 and rate_window > 0")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -118,6 +134,9 @@ class KernelWatch:
     longest: int = 0                       # longest warp duration seen
     mode: str = ""                         # "warp" | "bb" once decided
     notes: list[str] = field(default_factory=list)
+    completions: CompletionHistory = field(default_factory=CompletionHistory)
+    rate: RateCheck | None = None          # the last rate check
+    rate_refusals: int = 0                 # stops the rate check held back
 
 
 class PhotonController:
@@ -141,7 +160,7 @@ class PhotonController:
         src = self.sources.get(info.kernel_id)
         prof = getattr(src, "profile", None)
         w = KernelWatch(info.kernel_id, info.num_ctas, info.warps_per_cta, view.wave, view.launch_cycle,
-                        None, None)
+                        None, None, completions=CompletionHistory(wave=max(int(view.wave), 1)))
         if p.level in ("both", "warp"):
             w.warp_engine = SampledEngine(p.warp_window, None, p.warp_delta, p.warmup, confirm=True)
         if p.level in ("both", "bb"):
@@ -200,13 +219,12 @@ class PhotonController:
         if w.warp_engine is None:
             return
         horizon = newest - 2 * w.longest
-        while w.held and w.held[0][0] <= horizon:
-            if w.warp_engine.observe(*heapq.heappop(w.held)):
-                w.held.clear()              # latched: nothing more to feed
+        while w.held and w.held[0][0] <= horizon and not w.warp_engine.enabled:
+            w.warp_engine.observe(*heapq.heappop(w.held))   # latched: the rest waits (a reopen)
 
     def _warp_done(self, w: KernelWatch, g: int, c: int, issue: int, finish: int) -> None:
         w.warps_seen += 1
-        if w.warp_engine is not None and not w.warp_engine.enabled:
+        if w.warp_engine is not None and not w.mode:
             w.longest = max(w.longest, finish - issue)
             heapq.heappush(w.held, (issue, finish))
         if w.bb is not None:
@@ -227,18 +245,70 @@ class PhotonController:
         stop: dict[int, str] = {}
         for v in views:
             w = self.watch.get(v.slot)
-            if w is None or w.mode or v.ctas_done + v.ctas_resident >= w.total_ctas:
+            if w is None or w.mode:
+                continue
+            w.completions.note(v.cycle, v.ctas_done)
+            if v.ctas_done + v.ctas_resident >= w.total_ctas:
                 continue            # nothing left to skip: let it finish in detail
             if w.warp_engine is not None and w.warp_engine.enabled:
+                if not self._rate_agrees(w, v, self._warp_cta_duration(w), w.warp_engine):
+                    continue
                 w.mode = "warp"
                 stop[v.slot] = (f"Photon warp level: {w.warps_seen} warps seen, slope stable within "
                                 f"{self.params.warp_delta}, predicted warp duration "
                                 f"{w.warp_engine.prediction:.1f} cycles")
             elif w.bb is not None and w.bb.enabled:
+                per_cta = self._bb_cta_durations(w)
+                nxt = per_cta[v.ctas_done + v.ctas_resident:v.ctas_done + v.ctas_resident + max(w.wave, 1)]
+                if not self._rate_agrees(w, v, float(np.mean(nxt)) if len(nxt) else math.nan, w.bb):
+                    continue
                 w.mode = "bb"
                 stop[v.slot] = (f"Photon BB level: stable blocks cover {w.bb.coverage:.1%} of the analysed "
                                 f"instructions ({len(w.bb.stable_blocks)} blocks)")
         return stop
+
+    def _rate_agrees(self, w: KernelWatch, v: KernelView, cta_duration: float, engine) -> bool:
+        """The CTA rate the projection implies (resident CTAs / predicted CTA duration) against the
+        measured one (warpsim.sampling.throughput); when the measured rates disagree with it (not
+        merely are not there yet) the engine reopens."""
+        p = self.params
+        if not p.rate_check:
+            return True
+        if not (cta_duration > 0 and math.isfinite(cta_duration)):
+            w.rate_refusals += 1
+            engine.reopen()
+            return False
+        w.rate = check_rate(w.completions, max(v.ctas_resident, 1) / cta_duration, cta_duration,
+                            window=p.rate_window, delta=p.rate_delta)
+        if w.rate.agrees:
+            return True
+        w.rate_refusals += 1
+        if w.rate.measured is not None and w.rate.before is not None:
+            engine.reopen()         # measured, and not what the prediction implies: learn again
+        return False                # (too early to measure: keep the prediction, wait)
+
+    def rate_check(self, kernel_id: int, implied: float) -> RateCheck | None:
+        """The same check for another method's implied rate (auto's PKP), over this kernel's
+        completions and mean CTA duration; None before a CTA duration is known."""
+        w = self.history.get(kernel_id)
+        if w is None or not w.cta_durations:
+            return None
+        return check_rate(w.completions, implied, float(np.mean(w.cta_durations)),
+                          window=self.params.rate_window, delta=self.params.rate_delta)
+
+    @staticmethod
+    def _warp_cta_duration(w: KernelWatch) -> float:
+        """Warp level's predicted CTA duration: S x (mean CTA / mean warp duration seen)."""
+        s = float(w.warp_engine.prediction)
+        ratio = (float(np.mean(w.cta_durations)) / (w.warp_sum / w.warp_n)
+                 if w.cta_durations and w.warp_n and w.warp_sum > 0 else 1.0)
+        return s * ratio
+
+    def _bb_cta_durations(self, w: KernelWatch) -> np.ndarray:
+        """BB level's predicted duration of every CTA of the grid (its slowest warp's path)."""
+        per_warp = w.bbv @ self._block_times(w)
+        wpc = w.warps_per_cta
+        return per_warp[: (len(per_warp) // wpc) * wpc].reshape(-1, wpc).max(axis=1)
 
     # ---- projection --------------------------------------------------------------------
     def project(self, kernel_id: int, stop: StopRecord, winst: int, tinst: int) -> KernelProjection:
@@ -250,16 +320,12 @@ class PhotonController:
         now = stop.cycle
         if w.mode == "warp":
             s = float(w.warp_engine.prediction)
-            ratio = (float(np.mean(w.cta_durations)) / (w.warp_sum / w.warp_n)
-                     if w.cta_durations and w.warp_n and w.warp_sum > 0 else 1.0)
-            d_res = np.full(n_res, s * ratio)
-            d_rem = np.full(remaining, s * ratio)
-            detail = {"warp_duration": s, "cta_to_warp_ratio": ratio}
+            d = self._warp_cta_duration(w)
+            d_res = np.full(n_res, d)
+            d_rem = np.full(remaining, d)
+            detail = {"warp_duration": s, "cta_to_warp_ratio": d / s if s else 1.0}
         else:
-            bt = self._block_times(w)
-            wpc = w.warps_per_cta
-            per_warp = w.bbv @ bt
-            per_cta = per_warp[: (len(per_warp) // wpc) * wpc].reshape(-1, wpc).max(axis=1)
+            per_cta = self._bb_cta_durations(w)
             d_res = per_cta[done:done + n_res]
             d_rem = per_cta[done + n_res:done + n_res + remaining]
             detail = {"stable_blocks": len(w.bb.stable_blocks), "coverage": w.bb.coverage}
@@ -270,6 +336,9 @@ class PhotonController:
                        "stop_cycle": now, "reason": stop.reason, "warps_observed": w.warps_seen})
         if w.lost_blocks:
             detail["block_log_rows_lost"] = w.lost_blocks
+        if self.params.rate_check:
+            detail["rate_check"] = dict(w.rate.to_dict() if w.rate is not None else {},
+                                        stops_held_back=w.rate_refusals)
         return KernelProjection(kernel_id=kernel_id, cycles=float(cycles), warp_instructions=scale * winst,
                                 thread_instructions=scale * tinst, stop=stop, total_ctas=w.total_ctas,
                                 kind="photon", details=detail)

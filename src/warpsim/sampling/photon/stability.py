@@ -134,7 +134,7 @@ class SampledEngine:
     """Photon's two-window decision for one stream (all warps of a kernel, or one basic block)."""
 
     __slots__ = ("long", "short", "delta", "warmup", "seen", "enabled", "prediction", "agreement",
-                 "confirm", "_passes")
+                 "confirm", "_passes", "_refill")
 
     def __init__(self, long_window: int = WARP_LONG_WINDOW, short_window: int | None = None,
                  delta: float = DELTA, warmup: int = WARMUP, confirm: bool = False) -> None:
@@ -152,6 +152,7 @@ class SampledEngine:
         self.enabled = False
         self.prediction = math.nan  # predicted duration per unit once enabled (the short mean)
         self.agreement = math.nan  # last |(L - S) / (L + S)|
+        self._refill = 0  # observations still to take before enabling again (after a reopen)
 
     def observe(self, issue: float, finish: float) -> bool:
         """Offer one completed unit; returns True once sampling is enabled (latched: later
@@ -162,7 +163,11 @@ class SampledEngine:
         if self.seen <= self.warmup:
             return False
         self.short.add(issue, finish)
-        if not self.long.add(issue, finish):
+        stable = self.long.add(issue, finish)
+        if self._refill > 0:
+            self._refill -= 1
+            return False
+        if not stable:
             return False
         lo, sh = self.long.mean_duration, self.short.mean_duration
         tot = lo + sh
@@ -174,6 +179,14 @@ class SampledEngine:
         self.enabled = True
         self.prediction = sh
         return True
+
+    def reopen(self) -> None:
+        """Undo the latch (the caller found the prediction inconsistent with what the simulation
+        shows, warpsim.sampling.throughput): go on observing, and enable again only once a whole
+        long window of new observations has replaced the one the prediction came from (else the
+        next observation would latch again on nearly the same window)."""
+        self.enabled = False
+        self._refill = self.long.window
 
     def _confirmed(self, mean: float) -> bool:
         w = self.long.window
