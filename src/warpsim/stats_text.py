@@ -119,9 +119,11 @@ def _provenance_lines(k: dict) -> list[str]:
     lines = [f"warpsim_provenance = {prov}"]
     if prov == "simulated":
         return lines
-    if k.get("pkp"):
-        p = k["pkp"]
-        lines.append(f"warpsim_projection = PKP: simulated {k.get('simulated_cycles', 0)} cycles, "
+    intra = [(m, k[m]) for m in ("pkp", "photon") if k.get(m)]
+    if intra:
+        m, p = intra[0]
+        name = "PKP" if m == "pkp" else f"Photon {p.get('mode', '')}".rstrip()
+        lines.append(f"warpsim_projection = {name}: simulated {k.get('simulated_cycles', 0)} cycles, "
                      f"{p['ctas_done']}/{p['ctas_total']} CTAs, then projected ({p['reason']})")
     elif k.get("represented_by") is not None:
         lines.append(f"warpsim_projection = not simulated; projected from kernel {k['represented_by']}")

@@ -184,3 +184,21 @@ def test_sampled_run_holds_every_kernel_marked_with_json_totals():
     assert int(v[stat(r"Total_core_cache_stats_breakdown\[GLOBAL_ACC_R\]\[TOTAL_ACCESS")]) == reads
     per = per_kernel(text)
     assert sum(p[stat("gpu_tot_sim_cycle")] for p in per.values()) == t["cycles"]
+
+
+def test_intra_kernel_projections_name_their_method():
+    """A kernel Photon stopped is neither 'from kernel None' (the table used to say so) nor silent
+    in the stats text: both name the method, the cycles simulated and the CTAs done."""
+    from warpsim.cli.sim import _provenance
+    from warpsim.stats_text import _provenance_lines
+
+    photon = {"provenance": "projected", "represented_by": None, "simulated_cycles": 32000,
+              "photon": {"mode": "warp", "ctas_done": 8041, "ctas_total": 16384,
+                         "reason": "Photon warp level: 40000 warps seen"}}
+    assert _provenance(photon) == "Photon warp after 32,000 cycles, 8041/16384 CTAs"
+    lines = _provenance_lines(photon)
+    assert lines[1] == ("warpsim_projection = Photon warp: simulated 32000 cycles, 8041/16384 CTAs, then "
+                        "projected (Photon warp level: 40000 warps seen)")
+    reused = {"provenance": "projected", "represented_by": 3}
+    assert _provenance(reused) == "from kernel 3"
+    assert _provenance_lines(reused)[1] == "warpsim_projection = not simulated; projected from kernel 3"

@@ -62,9 +62,14 @@ def total_row(doc: dict) -> list:
 def _provenance(k: dict) -> str:
     if k["provenance"] == "simulated":
         return "simulated"
-    if k.get("pkp"):
-        p = k["pkp"]
-        return f"PKP after {k['simulated_cycles']:,} cycles, {p['ctas_done']}/{p['ctas_total']} CTAs"
+    for method in ("pkp", "photon"):
+        p = k.get(method)
+        if p:
+            name = "PKP" if method == "pkp" else f"Photon {p.get('mode', '')}".rstrip()
+            return (f"{name} after {k['simulated_cycles']:,} cycles, "
+                    f"{p['ctas_done']}/{p['ctas_total']} CTAs")
+    if k.get("represented_by") is None:
+        return k["provenance"]
     return f"from kernel {k['represented_by']}"
 
 
