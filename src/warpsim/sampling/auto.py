@@ -26,8 +26,11 @@ stability signals (online):
    A kernel whose interval is wider than the target is still reused, but flagged;
 2. a simulated launch with at least `min_waves` waves of CTAs runs under **intra-kernel
    sampling**: Photon's warp level and PKP both watch it and the first to call it stable stops
-   it (the projection is that method's), once the CTA rate its projection implies agrees with
-   the rate measured over the last two CTA durations and the two before (warpsim.sampling.throughput);
+   it. Photon's stop needs the CTA rate its projection implies to agree with the rate measured
+   over the last two CTA durations and the two before (warpsim.sampling.throughput); PKP's needs
+   those two measured rates to agree, and the rest of the kernel is then projected at that
+   steady rate (PKP's own rule, the average rate since the start, carries the kernel's first
+   phase: polybench/2dconv standard -13.7 %);
 3. every other launch runs in **full detail** (too short for sampling to save time).
 
 Intervals (95 %, z = 1.96), per kernel:
@@ -65,6 +68,7 @@ from warpsim.sampling.selection import Selection, Stratum
 from warpsim.timing.occupancy import occupancy
 
 Z = 1.96
+PKP_RATE_WINDOW = 4.0     # mean CTA durations per window of the steady-rate test of a PKP stop
 VERIFY_GROUP = 4          # groups at least this large simulate a second launch to check the CPI
 
 
@@ -189,6 +193,7 @@ class AutoController:
         self.warp_log = self.photon.warp_log
         self.block_log = 0
         self.stopped_by: dict[int, str] = {}
+        self.pkp_rate: dict[int, float] = {}     # the steady CTA rate a PKP stop projects at
         self._kid: dict[int, int] = {}
 
     def on_launch(self, view) -> None:
@@ -208,22 +213,25 @@ class AutoController:
             kid = v.info.kernel_id
             if v.slot in a:
                 out[v.slot], self.stopped_by[kid] = a[v.slot], "photon"
-            elif v.slot in b and self._pkp_rate_agrees(v):
-                out[v.slot], self.stopped_by[kid] = b[v.slot], "pkp"
+            elif v.slot in b:
+                rate = self.photon.steady_rate(kid, PKP_RATE_WINDOW)
+                if rate is not None:
+                    out[v.slot], self.stopped_by[kid] = b[v.slot], "pkp"
+                    self.pkp_rate[kid] = rate
         return out
-
-    def _pkp_rate_agrees(self, v) -> bool:
-        """PKP projects at the average CTA rate since the kernel started; in a steady state that is
-        the rate measured over the recent past (warpsim.sampling.throughput, as Photon's stop)."""
-        cycles = v.active if self.pkp.params.from_start else v.elapsed
-        rc = self.photon.rate_check(v.info.kernel_id, (v.ctas_done + 1) / max(cycles, 1))
-        return rc is not None and rc.agrees
 
     def project(self, r) -> KernelProjection:
         kid = r.info.kernel_id
         if self.stopped_by.get(kid) == "photon":
             return self.photon.project(kid, r.stop, r.stop.warp_instructions, r.stop.thread_instructions)
-        return project_kernel(kid, r.info.num_ctas, r.stop, self.pkp.params.from_start)
+        proj = project_kernel(kid, r.info.num_ctas, r.stop, self.pkp.params.from_start)
+        rate = self.pkp_rate.get(kid)
+        if rate:
+            # the remaining CTAs at the steady rate measured at the stop, not PKP's average since
+            # the start (which carries the kernel's first phase: 2dconv standard -13.7 %)
+            proj.cycles = r.stop.elapsed + (r.info.num_ctas - r.stop.ctas_done) / rate
+            proj.details["ctas_per_cycle"] = rate
+        return proj
 
     def half_width(self, kid: int, proj: KernelProjection) -> float:
         """95 % half-width of an intra-kernel projection (module docstring)."""

@@ -97,3 +97,15 @@ def check_rate(history: CompletionHistory, implied: float, cta_duration: float, 
     """Compare an implied CTA rate with the one measured over `window` predicted CTA durations."""
     span = window * max(float(cta_duration), 1.0)
     return RateCheck(float(implied), history.rate(span), history.rate(span, back=1), span, delta)
+
+
+def steady_rate(history: CompletionHistory, cta_duration: float, *, window: float = WINDOW,
+                delta: float = DELTA) -> float | None:
+    """The CTA rate over the last two windows when the two agree within `delta` (a steady state),
+    else None."""
+    span = window * max(float(cta_duration), 1.0)
+    now, before = history.rate(span), history.rate(span, back=1)
+    if now is None or before is None or abs(before / now - 1.0) > delta:
+        return None
+    return history.rate(2 * span)
+

@@ -61,7 +61,7 @@ from warpsim.sampling.photon.stability import BB_LONG_WINDOW, DELTA, WARMUP, WAR
 from warpsim.sampling.pkp import KernelProjection
 from warpsim.sampling.throughput import DELTA as RATE_DELTA
 from warpsim.sampling.throughput import WINDOW as RATE_WINDOW
-from warpsim.sampling.throughput import CompletionHistory, RateCheck, check_rate
+from warpsim.sampling.throughput import CompletionHistory, RateCheck, check_rate, steady_rate
 from warpsim.timing.control import KernelView, StopRecord
 from warpsim.timing.state import (
     BL_BLOCK,
@@ -287,14 +287,14 @@ class PhotonController:
             engine.reopen()         # measured, and not what the prediction implies: learn again
         return False                # (too early to measure: keep the prediction, wait)
 
-    def rate_check(self, kernel_id: int, implied: float) -> RateCheck | None:
-        """The same check for another method's implied rate (auto's PKP), over this kernel's
-        completions and mean CTA duration; None before a CTA duration is known."""
+    def steady_rate(self, kernel_id: int, window: float) -> float | None:
+        """This kernel's CTA rate over its last 2 x `window` mean CTA durations when it is steady
+        (the two halves agree, warpsim.sampling.throughput): what auto projects PKP's stops at."""
         w = self.history.get(kernel_id)
         if w is None or not w.cta_durations:
             return None
-        return check_rate(w.completions, implied, float(np.mean(w.cta_durations)),
-                          window=self.params.rate_window, delta=self.params.rate_delta)
+        return steady_rate(w.completions, float(np.mean(w.cta_durations)), window=window,
+                           delta=self.params.rate_delta)
 
     @staticmethod
     def _warp_cta_duration(w: KernelWatch) -> float:
