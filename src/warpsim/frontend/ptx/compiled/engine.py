@@ -74,28 +74,42 @@ def _count(prof, kind, space, wn, has_addr, lanes, n, lane_addr, wlist, nwl, sel
 @njit(cache=True)
 def _sectors(lanes, n, lane_addr, wlist, nwl, sel_space, lane_space, secbuf, secn):
     """Sum over the step's warps of the distinct 32-byte sectors their lanes touch, in one pass over
-    the lanes (secbuf [warps, 32] and secn [warps] are the caller's scratch). Per warp over all
-    lanes, as before, was quadratic in the batch: profile runs were 20x slower than functional."""
-    for t in range(nwl):
-        secn[wlist[t]] = 0
-    for q in range(n):
-        lane = lanes[q]
-        if sel_space >= 0 and lane_space[lane] != sel_space:
-            continue
-        w = lane >> 5
-        s = lane_addr[lane] >> 5
-        k = secn[w]
-        dup = False
-        for r in range(k):
-            if secbuf[w, r] == s:
-                dup = True
-                break
-        if not dup:
-            secbuf[w, k] = s
-            secn[w] = k + 1
+    the lanes (ascending, so each warp's lanes are consecutive; secbuf [warps, 32] is the caller's
+    scratch). While a warp's sectors come in ascending order (coalesced and strided accesses) a
+    new one is told from a repeat by the last alone; only out of order does it search the warp's
+    list. (Per warp over all lanes was quadratic in the batch; the search for every lane was 1.7
+    of the 4.7 s of polybench/3dconv standard's profile.)"""
     tot = 0
-    for t in range(nwl):
-        tot += secn[wlist[t]]
+    q = 0
+    while q < n:
+        w = lanes[q] >> 5
+        k = 0
+        last = np.int64(-1)
+        ordered = True
+        while q < n and (lanes[q] >> 5) == w:
+            lane = lanes[q]
+            q += 1
+            if sel_space >= 0 and lane_space[lane] != sel_space:
+                continue
+            s = lane_addr[lane] >> 5
+            if ordered:
+                if s > last:
+                    secbuf[w, k] = s
+                    k += 1
+                    last = s
+                    continue
+                if s == last:
+                    continue
+                ordered = False
+            dup = False
+            for r in range(k):
+                if secbuf[w, r] == s:
+                    dup = True
+                    break
+            if not dup:
+                secbuf[w, k] = s
+                k += 1
+        tot += k
     return tot
 
 
