@@ -212,8 +212,9 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
         if opc != C.OP_BRA and opc != C.OP_EXIT and nx > 0:
             executed = True
             if opc >= C.OP_LD and opc <= C.OP_ATOM:
-                if not hot_ld_st(pc, xs, nx, nx == T, R, P, D, DB, O, sctx, shbase, heap, shared, local,
-                                 lane_addr, limits, rec_trace or rec_prof):
+                one_run = nx == T or (nx >= 64 and xs[nx - 1] - xs[0] == nx - 1)    # lanes lo..lo+nx-1
+                if not hot_ld_st(pc, xs, nx, one_run, xs[0] if one_run else 0, R, P, D, DB, O, sctx, shbase,
+                                 heap, shared, local, lane_addr, limits, rec_trace or rec_prof):
                     st = exec_mem(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, shared,
                                   local, kparams, lane_addr, lane_space, lane_off, limits, fault, W, shbase)
                     if st != C.ST_OK:

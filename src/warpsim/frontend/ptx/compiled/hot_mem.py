@@ -22,18 +22,23 @@ def _raw(ra, lane, rmask, off0, amask):
 @njit(inline="always")
 def _offset(lane, ax, ra, lane_addr, shbase, base):
     """Byte offset of a lane's element in its space's buffer; `base`: the element's constant part,
-    `ax`: (vector, IR address bias, register mask, offset, wrap mask, shared and local strides)."""
-    multi, gadd, rmask, off0, amask, shp, lpp = ax
+    `ax`: (vector, IR address bias, register mask, offset, wrap mask, shared and local strides,
+    the first lane of the rows' views)."""
+    multi, gadd, rmask, off0, amask, shp, lpp, lane0 = ax
     a = lane_addr[lane] - gadd if multi else _raw(ra, lane, rmask, off0, amask)
-    return a + base + shbase[lane] * shp + lane * lpp
+    return a + base + shbase[lane] * shp + (lane + lane0) * lpp
 
 
 @njit(cache=True)
-def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, local, lane_addr, limits,
+def hot_ld_st(i, xs, nx, dense, lo, R, P, D, DB, O, sctx, shbase, heap, shared, local, lane_addr, limits,
               record):
     """ld/st of 4 or 8 bytes (vectors too) in one fixed space, register destinations/sources of that
     size: a vectorisable check pass (any fault, or a form not covered: False, nothing done, and the
-    general path reports it), then one pass per element. `record`: leave IR addresses in lane_addr."""
+    general path reports it), then one pass per element. `record`: leave IR addresses in lane_addr.
+    `dense`: the lanes are the run lo..lo+nx-1 (the whole batch, or one run of it: a triangular
+    loop's or a bounds guard's live lanes), indexed directly through row views that start at lo
+    (views, not lo + j: numba cannot prove lo + j >= 0 and puts a wrap-around test on every
+    access, which cost the run all its gain on gramschmidt)."""
     sp = P[i, C.SPACE]
     opc = P[i, C.OPC]
     nb = P[i, C.TY] & 15
@@ -55,7 +60,10 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
     rmask = (np.int64(1) << (8 * rb)) - 1 if rb < 8 else np.int64(-1)
     if rid < 0:
         rid, rmask = 0, np.int64(0)      # no register: the offset alone
-    ra = R[rid]
+    off = lo if dense else 0
+    ra = R[rid][off:]
+    lane_addr = lane_addr[off:]
+    shbase = shbase[off:]
     part = 2 if sp == 2 else 3 if sp == 3 else 1
     buf = shared if part == 2 else local if part == 3 else heap
     lim = limits[part - 1] - P[i, C.NBT]
@@ -90,8 +98,8 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
                 lane_addr[lane] = _raw(ra, lane, rmask, off0, amask) + gadd
     b4 = buf.view(np.uint32) if nb == 4 else buf.view(np.uint32)[:0]
     b8 = buf.view(np.int64) if nb == 8 else buf.view(np.int64)[:0]
-    ax = (multi, gadd, rmask, off0, amask, shp, lpp)
-    by_cta = dense and part == 2 and not multi
+    ax = (multi, gadd, rmask, off0, amask, shp, lpp, off)
+    by_cta = dense and off == 0 and nx == sctx[0] and part == 2 and not multi
     for k in range(nvec):
         base = cadd + k * nb
         if by_cta:
@@ -102,7 +110,7 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
             d = D[i, k]
             if d < 0:
                 continue
-            rd = R[d]
+            rd = R[d][off:]
             if nb == 4:
                 if dense:                 # lanes 0..n-1: direct indexing, vectorisable
                     for lane in range(nx):
@@ -125,7 +133,7 @@ def hot_ld_st(i, xs, nx, dense, R, P, D, DB, O, sctx, shbase, heap, shared, loca
                         rd[lane] = b8[np.uint64(o >> 3)]
         else:
             isreg = O[i, k, 0] == C.K_REG
-            rv = R[O[i, k, 1]] if isreg else R[0]
+            rv = R[O[i, k, 1]][off:] if isreg else R[0][off:]
             vm = np.int64(-1) if isreg else np.int64(0)
             imm = np.int64(0) if isreg else O[i, k, 1]
             if dense:                 # lanes 0..n-1: direct indexing, vectorisable
