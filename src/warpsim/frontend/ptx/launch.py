@@ -18,7 +18,7 @@ from warpsim.frontend.ptx.compiled.batch import run_batch as run_compiled
 from warpsim.frontend.ptx.kernel import Kernel
 from warpsim.frontend.ptx.machine import Batch, run_batch
 from warpsim.frontend.ptx.memory import LOCAL_BASE, SHMEM_BASE, Device, DeviceArray
-from warpsim.frontend.ptx.parser import parse
+from warpsim.frontend.ptx.parser import parse_cached
 from warpsim.frontend.ptx.program import link, place_globals
 from warpsim.frontend.ptx.recorder import ProfileRecorder, TraceRecorder
 from warpsim.frontend.ptx.replay import DONE, PENDING, RUNNING, Replay, ReplaySource
@@ -163,7 +163,7 @@ class Module:
     def __init__(self, text: str, path: str | None = None, device: Device | None = None) -> None:
         self.path = path
         self.device = device or default_device()
-        self.ast = parse(text, path)
+        self.ast = parse_cached(text, path)
         check_function_ends(self.ast, path)
         placed: list[tuple[int, int]] = []
 
