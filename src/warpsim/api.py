@@ -58,12 +58,13 @@ def is_trace_target(target: str | Path) -> bool:
 
 
 def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None = None,
-                  seed: int = 0, profile: bool = False, isa: str = "ptx",
+                  seed: int = 0, profile: bool | str = False, isa: str = "ptx",
                   binary_version: int | None = None, on_launch=None
                   ) -> tuple[Iterable[Memcpy | KernelSource], str]:
     """Resolve what to simulate: an Accel-Sim trace (kernelslist.g, a .traceg[.xz] or a directory
     holding kernelslist.g) or the name of a bundled workload (run by the PTX emulator in timing mode;
-    `profile` also records each launch's functional profile, as `source.profile`).
+    `profile` also records each launch's functional profile, as `source.profile`; "light": BBVs and
+    instruction counts without PKA's memory metrics).
     `isa="sass"` re-expresses emulated kernels as the SASS ptxas emits for `binary_version`
     (docs/sass.md). `on_launch(source, device)` is called before each launch of a bundled workload
     executes (checkpoint/parallel.py cuts its tasks there). Returns the command stream and a name
@@ -141,7 +142,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     from warpsim.config import load_gpu
     from warpsim.config.models import check_model_overrides
     from warpsim.results import result_document
-    from warpsim.sampling.methods import NEEDS_PROFILE, check_method
+    from warpsim.sampling.methods import check_method, profile_level
     from warpsim.timing.gpu import check_limits
     from warpsim.timing.gpu import simulate as run_timing
 
@@ -175,7 +176,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
     if load is not None:
         commands, name = None, None
     elif isinstance(target, str | Path):
-        commands, name = load_commands(target, size=size, sizes=sizes, profile=sample in NEEDS_PROFILE,
+        commands, name = load_commands(target, size=size, sizes=sizes, profile=profile_level(sample),
                                        isa=isa, binary_version=cfg.compute_capability)
     else:
         commands, name = target, workload_name or "commands"

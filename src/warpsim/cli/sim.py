@@ -239,11 +239,11 @@ def sim(
         from warpsim.api import load_commands
         from warpsim.config import load_gpu
         from warpsim.frontend.sass import SassKernelSource
-        from warpsim.sampling.methods import NEEDS_PROFILE
+        from warpsim.sampling.methods import profile_level
 
         commands, wl_name = load_commands(target, size=preset, sizes=sizes, isa="sass",
                                           binary_version=load_gpu(gpu, overrides).compute_capability,
-                                          profile=sample in NEEDS_PROFILE)
+                                          profile=profile_level(sample))
         sass_sources = [c for c in commands if isinstance(c, SassKernelSource)]
         target_arg = commands
     view = _ProgressView(not quiet, verbose)

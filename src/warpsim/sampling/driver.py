@@ -81,9 +81,10 @@ def profile_table_from_sources(sources: list[KernelSource], source: str) -> Prof
     rows = []
     for src in sources:
         prof = getattr(src, "profile", None)
-        if prof is None:
-            raise InputError(f"kernel {src.info.kernel_id} ({src.info.name}) was not profiled; "
-                             "PKS needs the workload's profile", key="sample")
+        if prof is None or not getattr(prof, "full", True):
+            raise InputError(f"kernel {src.info.kernel_id} ({src.info.name}) was not profiled with PKA's "
+                             "metrics; PKS needs the workload's full profile (load_commands(profile=True))",
+                             key="sample")
         info = src.info
         rows.append({"launch": info.kernel_id, "name": info.name, "grid": info.grid, "block": info.block,
                      "registers": info.nregs, "shared_mem": info.shmem_bytes, "stream": info.stream,

@@ -8,6 +8,16 @@ from warpsim.errors import InputError
 METHODS = ("full", "pkp", "pkp-inst", "pks", "pka", "photon-kernel", "photon", "photon-warp", "photon-bb",
            "auto")
 NEEDS_PROFILE = ("pks", "pka", "photon-kernel", "photon", "photon-warp", "photon-bb", "auto")
+NEEDS_PKA_METRICS = ("pks", "pka")       # the others read BBVs and instruction counts only
+
+
+def profile_level(method: str) -> bool | str:
+    """What a bundled workload's functional profile must record for `method`: False (none), True
+    (PKA's metrics too, whose sector counts are most of a profile's cost) or "light" (per-warp BBVs
+    and instruction counts)."""
+    if method not in NEEDS_PROFILE:
+        return False
+    return True if method in NEEDS_PKA_METRICS else "light"
 
 
 def check_method(method: str, gpu) -> None:

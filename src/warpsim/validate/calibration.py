@@ -108,7 +108,7 @@ def run_program(row: HardwareRow, gpu: str, *, overrides: Sequence[str] = (), me
         return res
     from warpsim.api import load_commands, simulate
     from warpsim.config import load_gpu
-    from warpsim.sampling.methods import NEEDS_PROFILE
+    from warpsim.sampling.methods import profile_level
 
     res.workload, res.sizes = rep.workload, dict(rep.sizes)
     t0 = time.perf_counter()
@@ -118,7 +118,7 @@ def run_program(row: HardwareRow, gpu: str, *, overrides: Sequence[str] = (), me
         # as `simulate` does when it loads a workload by name
         binary = load_gpu(gpu, overrides).compute_capability if isa == "sass" else None
         cmds, name = load_commands(rep.workload, size=rep.preset, sizes=sizes, isa=isa, binary_version=binary,
-                                   profile=sample in NEEDS_PROFILE)
+                                   profile=profile_level(sample))
         sim = simulate(cmds, gpu, overrides=overrides, memory_model=memory_model, sample=sample,
                        workload_name=name)
     except WarpsimError as exc:

@@ -99,7 +99,7 @@ class EmulatorApi:
     device: Any = None
     launches: list[LaunchRecord] = field(default_factory=list)
     profiles: list[Any] = field(default_factory=list)
-    profile_timing: bool = False    # timing mode: also profile each launch (sampled simulation)
+    profile_timing: bool | str = False    # timing mode: also profile each launch ("light": no PKA metrics)
 
     def __post_init__(self) -> None:
         from warpsim.host import Device, load_ptx
@@ -144,7 +144,7 @@ class EmulatorApi:
             shared_bytes=shared_bytes,
             stream=stream,
             mode=self.mode,
-            **({"profile": True} if self.profile_timing and self.mode == "timing" else {}),
+            **({"profile": self.profile_timing} if self.profile_timing and self.mode == "timing" else {}),
         )
         warp = thread = None
         counters = getattr(result, "counters", None)

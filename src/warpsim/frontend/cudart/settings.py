@@ -25,12 +25,12 @@ class AppSettings:
         return "timing" if self.mode == "timing" or self.trace_dir else "functional"
 
     @property
-    def needs_profile(self) -> bool:
+    def needs_profile(self) -> bool | str:
         if self.launch_mode != "timing" or self.sample == "full":
             return False
-        from warpsim.sampling import driver
+        from warpsim.sampling.methods import profile_level
 
-        return self.sample in driver.NEEDS_PROFILE
+        return profile_level(self.sample)
 
     def to_env(self) -> dict[str, str]:
         env = {"WARPSIM_APP_GPU": self.gpu, "WARPSIM_APP_MODE": self.mode, "WARPSIM_APP_SAMPLE": self.sample,

@@ -88,6 +88,7 @@ class KernelProfile:
     block_sizes: np.ndarray         # instructions per basic block
     seconds: float = 0.0
     counters: dict[str, int] = field(default_factory=dict)
+    full: bool = True               # False: a light profile, without the sector counts and their metrics
 
 
 class PtxKernelSource(ReplaySource):
@@ -236,13 +237,15 @@ class Module:
 
     def launch(self, kernel: str, grid, block, args: Sequence = (), shared_bytes: int = 0, stream: int = 0,
                mode: str = "functional", batch_threads: int | None = None, nregs: int | None = None,
-               profile: bool = False):
+               profile: bool | str = False):
         """Launch `kernel`.
 
         mode='functional' runs it now and returns a LaunchResult; 'timing' also runs it and returns a
         KernelSource (appended to device.commands) whose CTAs are re-emulated lazily as the timing model
         asks; 'profile' runs it and returns a KernelProfile. `profile=True` in timing mode also
-        records the profile (for sampled simulation) and attaches it to the source as `.profile`.
+        records the profile (for sampled simulation) and attaches it to the source as `.profile`;
+        `profile="light"` records it without the sectors memory accesses touch (PKA's three memory
+        metrics, most of a profile's cost): what every sampling method but PKS reads.
         """
         k = self.kernel(kernel)
         g, b = _dim3(grid, "grid"), _dim3(block, "block")
@@ -271,7 +274,7 @@ class Module:
             if self.device.launch_listener is not None:     # memory as this launch sees it, before it runs
                 self.device.launch_listener(src, self.device)
             if profile:
-                kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc)
+                kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc, sectors=profile != "light")
             else:
                 self._run(k, g, b, kp, shared_bytes, per, None)
             self.device.replay().after_launch()
@@ -288,15 +291,17 @@ class Module:
         n = self._run(k, g, b, kp, shared_bytes, per, None)
         return LaunchResult(k.name, g, b, n, time.perf_counter() - t0, self.device.printf_log[first_line:])
 
-    def _profile(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, tpc: int) -> KernelProfile:
+    def _profile(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, tpc: int,
+                 sectors: bool = True) -> KernelProfile:
         nwarps = g[0] * g[1] * g[2] * (tpc // 32)
-        prof = ProfileRecorder(k, nwarps)
+        prof = ProfileRecorder(k, nwarps, sectors=sectors)
         t0 = time.perf_counter()
         self._run(k, g, b, kp, dyn, per, prof)
         dt = time.perf_counter() - t0
         sizes = np.diff(np.append(k.leaders, len(k.ops)))
+        counters = {key: v for key, v in prof.c.items() if sectors or not key.endswith("_sectors")}
         return KernelProfile(k.name, self._launches, g, b, prof.metrics(g[0] * g[1] * g[2]), prof.bbv,
-                             k.s_pc[k.leaders], sizes, dt, dict(prof.c))
+                             k.s_pc[k.leaders], sizes, dt, counters, full=sectors)
 
     def _run(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, prof: ProfileRecorder | None) -> int:
         order = _cta_order(g)
@@ -307,7 +312,8 @@ class Module:
             for s in range(0, len(order), per):
                 ctas = order[s:s + per]
                 bbv = None if prof is None else prof.bbv[s * wpc:(s + len(ctas)) * wpc]
-                res = run_compiled(ck, ctas, g, b, self.device, kp, dyn, profile=prof is not None, bbv=bbv)
+                res = run_compiled(ck, ctas, g, b, self.device, kp, dyn, profile=prof is not None, bbv=bbv,
+                                   sectors=prof is None or prof.sectors)
                 if prof is not None:
                     for key, v in profile_counts(res.counters).items():
                         prof.c[key] += v

@@ -111,8 +111,11 @@ def _sectors(addr: np.ndarray, lanes: np.ndarray) -> int:
 class ProfileRecorder:
     """Microarchitecture-agnostic counters (PKA Table 2) and per-warp basic-block vectors."""
 
-    def __init__(self, kernel, nwarps: int) -> None:
+    def __init__(self, kernel, nwarps: int, sectors: bool = True) -> None:
+        """`sectors`: also count the 32-byte sectors of global and local accesses (PKA's memory
+        metrics); without them `metrics` leaves those three out."""
         self.k = kernel
+        self.sectors = sectors
         self.c = dict.fromkeys(("gld_sectors", "gst_sectors", "lld_sectors", "warp_insts", "thread_insts",
                                 "gatom", "gld", "gst", "sld", "sst", "lld", "lst", "satom"), 0)
         self.bbv = np.zeros((nwarps, len(kernel.leaders)), dtype=np.int64)
@@ -144,7 +147,7 @@ class ProfileRecorder:
             else:
                 sel = lanes
                 wn = nw
-            self._count(kind, int(space), wn, None if res is None else res[1], sel)
+            self._count(kind, int(space), wn, None if res is None or not self.sectors else res[1], sel)
 
     def _count(self, kind, space, wn, addr, lanes):
         c = self.c
@@ -174,4 +177,8 @@ class ProfileRecorder:
         ratio = c["thread_insts"] / c["warp_insts"] if c["warp_insts"] else 0.0
         vals = (c["gld_sectors"], c["gst_sectors"], c["lld_sectors"], c["warp_insts"], ratio, c["gatom"],
                 c["gld"], c["gst"], c["sld"], c["sst"], c["lld"], num_ctas)
-        return dict(zip(PKA_METRICS, vals, strict=True))
+        out = dict(zip(PKA_METRICS, vals, strict=True))
+        if not self.sectors:
+            for m in PKA_METRICS[:3]:       # not measured: absent, never zero
+                del out[m]
+        return out

@@ -85,8 +85,10 @@ def _padded(buf: np.ndarray, size: int) -> np.ndarray:
 
 
 def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes, dyn_shared: int,
-              trace: bool = False, profile: bool = False, bbv: np.ndarray | None = None) -> BatchResult:
-    """Run `ctas` (a list of (x, y, z)) of one launch; faults become InputError as in the reference."""
+              trace: bool = False, profile: bool = False, bbv: np.ndarray | None = None,
+              sectors: bool = True) -> BatchResult:
+    """Run `ctas` (a list of (x, y, z)) of one launch; faults become InputError as in the reference.
+    `profile` records counts and BBVs, and with `sectors` the 32-byte sectors memory accesses touch."""
     k = ck.kernel
     prog = k.prog
     tb = ck.tables
@@ -125,7 +127,8 @@ def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes
     try:
         st, steps, tinsts, fpc, nlog, nrow, log, addr = run(
             tb["P"], tb["D"], tb["DB"], tb["O"], tb["OF"], len(k.ops), T, valid, regs, sctx, cta_arr, heap,
-            shared, local, kp, limits, trace, profile, prof, bbv, log, addr, fault, kid or 0)
+            shared, local, kp, limits, trace, (2 if sectors else 1) if profile else 0, prof, bbv, log, addr,
+            fault, kid or 0)
     finally:
         if kid is not None:
             close_batch(kid)

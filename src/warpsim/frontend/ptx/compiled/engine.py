@@ -118,7 +118,8 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
         rec_prof, prof, bbv, log, addr, fault, kid):
     """Execute one batch. Returns (status, steps, thread instructions, faulting pc, log rows, addr rows,
     log, addr). `log` columns: pc index, warp, SIMT mask, predicated mask, space, addr row. `kid`:
-    the batch's id for instructions run by the reference emulator (OP_HOST, host_steps.py)."""
+    the batch's id for instructions run by the reference emulator (OP_HOST, host_steps.py).
+    `rec_prof`: 0 no profile, 1 counts and BBVs, 2 also the sectors the memory accesses touch."""
     depth = 16
     LN = np.empty((depth, T), dtype=np.int32)
     cnt = np.zeros(depth, dtype=np.int64)
@@ -214,7 +215,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
             if opc >= C.OP_LD and opc <= C.OP_ATOM:
                 one_run = nx == T or (nx >= 64 and xs[nx - 1] - xs[0] == nx - 1)    # lanes lo..lo+nx-1
                 if not hot_ld_st(pc, xs, nx, one_run, xs[0] if one_run else 0, R, P, D, DB, O, sctx, shbase,
-                                 heap, shared, local, lane_addr, limits, rec_trace or rec_prof):
+                                 heap, shared, local, lane_addr, limits, rec_trace or rec_prof == 2):
                     st = exec_mem(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, shared,
                                   local, kparams, lane_addr, lane_space, lane_off, limits, fault, W, shbase)
                     if st != C.ST_OK:
@@ -323,8 +324,8 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                                    secbuf, secn)
                     elif s != 6 or single >= 0:
                         sp_ = s if s != 6 else single
-                        _count(prof, kind, sp_, nwl, True, xs, nx, lane_addr, wlist, nwl, -1, lane_space,
-                               secbuf, secn)
+                        _count(prof, kind, sp_, nwl, rec_prof == 2, xs, nx, lane_addr, wlist, nwl, -1,
+                               lane_space, secbuf, secn)
                     else:
                         for part in range(1, 4):
                             wn = 0
@@ -339,8 +340,8 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                                 if hit:
                                     wn += 1
                             if wn:
-                                _count(prof, kind, part, wn, True, xs, nx, lane_addr, wlist, nwl, part,
-                                       lane_space, secbuf, secn)
+                                _count(prof, kind, part, wn, rec_prof == 2, xs, nx, lane_addr, wlist, nwl,
+                                       part, lane_space, secbuf, secn)
             if g >= 0 and rec_trace:
                 for t in range(nwl):
                     wpred[wlist[t]] = 0
