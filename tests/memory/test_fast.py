@@ -6,6 +6,7 @@ a refusal, the buffer must be byte-identical to what hier_issue itself leaves be
 """
 
 import numpy as np
+import pytest
 
 from warpsim.config import load_gpu
 from warpsim.ir.kinds import InstKind, MemSpace
@@ -28,11 +29,16 @@ def _issue(hs, cycle, token, k):
     return hier_issue(hs, cycle, 0, token, int(MemSpace.GLOBAL), int(InstKind.LOAD), 0, 4, FULL, _addrs(k))
 
 
-def test_fast_paths_match_the_unpacked_entry_points():
-    gpu = load_gpu("QV100", ["memory_model=hierarchy"])
+@pytest.mark.parametrize("overrides", [[], ["l1d.mshr_entries=72", "l1d.miss_queue=128"]],
+                         ids=["qv100", "few-mshrs"])
+def test_fast_paths_match_the_unpacked_entry_points(overrides):
+    """With few MSHR entries and a long miss queue, entries are what refuses the gathers: read
+    replies then move the SM's epoch while nothing is accepted, and the fast path must refuse by
+    the entries still needed (see fast.issue_refused) exactly as hier_issue would."""
+    gpu = load_gpu("QV100", ["memory_model=hierarchy", *overrides])
     h = build_memory(gpu, 64 * PENDING_PER_WARP).h
     hs = unpack_py(h)
-    decided = refused = 0
+    decided = refused = by_need = 0
     pending = list(range(40))                   # warp w wants to issue its k-th gather
     cycle = 0
     while pending and cycle < 20000:
@@ -44,9 +50,12 @@ def test_fast_paths_match_the_unpacked_entry_points():
             full = decided < 20                 # whole-buffer copies are 44 MB: only the first few
             before = h.copy() if full else None
             small = [getattr(hs, f).copy() for f in SMALL]
+            stale = (hs.WC[S.WC_FAIL, w] == S.F_MSHR_ENTRY and hs.WC[S.WC_N1, w] > 0
+                     and hs.WC[S.WC_EPOCH, w] != hs.SMV[S.SM_EPOCH, 0])
             code = issue_refused(h, 0, token, FULL)
             if code < 0:
                 decided += 1
+                by_need += stale
                 fast_small = [getattr(hs, f).copy() for f in SMALL]
                 fast_full = h.copy() if full else None
                 if full:
@@ -72,6 +81,7 @@ def test_fast_paths_match_the_unpacked_entry_points():
         cycle += 1
     assert not pending
     assert refused > 0 and decided > 0         # both paths were exercised
+    assert (by_need > 0) == bool(overrides)
     assert hs.sc[S.SC_ISSUE_FAIL] >= decided + refused
 
 

@@ -133,11 +133,14 @@ def _refuse(hs, rtype, fail, count, sm, wait):
 
 
 @jit
-def _refuse_mshr(hs, rtype, fail, count, sm, warp):
-    """An MSHR refusal, remembered with the SM's epoch (the same answer until the epoch moves)."""
+def _refuse_mshr(hs, rtype, fail, count, sm, warp, need=0):
+    """An MSHR refusal, remembered with the SM's epoch (the same answer until the epoch moves) and,
+    for one for entries, the entries needed and the SM's SM_ACC (see fast.issue_refused)."""
     if warp < hs.WC.shape[1]:
         hs.WC[S.WC_FAIL, warp] = fail
         hs.WC[S.WC_EPOCH, warp] = hs.SMV[S.SM_EPOCH, sm]
+        hs.WC[S.WC_NEED, warp] = need
+        hs.WC[S.WC_ACC, warp] = hs.SMV[S.SM_ACC, sm]
     return _refuse(hs, rtype, fail, count, sm, WAIT_EPOCH)
 
 
@@ -220,7 +223,7 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
             if first:
                 new_entries += 1
         if new_entries > hs.SMV[S.SM_MTOP, sm]:
-            return _refuse_mshr(hs, rtype, F_MSHR_ENTRY, n, sm, warp)
+            return _refuse_mshr(hs, rtype, F_MSHR_ENTRY, n, sm, warp, new_entries)
     # ---- commit -----------------------------------------------------------------------------
     if warp < wc.shape[1]:
         wc[S.WC_N1, warp] = 0

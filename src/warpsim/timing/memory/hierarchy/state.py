@@ -135,8 +135,9 @@ class HierState(NamedTuple):
 
 
 # rows of WC: a refused warp retries the same instruction until it is accepted, so its sector
-# count and request type are kept from the first refusal (0 = nothing cached)
-WC_N1, WC_TYPE, WC_FAIL, WC_EPOCH, N_WC = range(5)
+# count and request type are kept from the first refusal (0 = nothing cached). After a refusal for
+# MSHR entries also the entries it needed and the SM's SM_ACC then (fast.issue_refused).
+WC_N1, WC_TYPE, WC_FAIL, WC_EPOCH, WC_NEED, WC_ACC, N_WC = range(7)
 
 # scratch rows of X
 X_SEC, X_BM, X_SUB, X_COUNT, X_WORDS, X_ADDR, N_X = range(7)
