@@ -106,7 +106,7 @@ def test_steady_rate_is_the_rate_over_both_windows_when_they_agree():
     from warpsim.sampling.throughput import steady_rate
 
     h = _history([(c, 10 + (c - 200) // 2) for c in range(100, 1300, 100)])     # 0.5 per cycle
-    assert steady_rate(h, 100.0, window=2.0) == 0.5                               # 1100-700, 700-300
+    assert steady_rate(h, 100.0, window=2.0) == (0.5, 0.0)                        # 1100-700, 700-300
     falling = _history([(100, 4), (200, 10), (300, 60), (400, 110), (500, 140), (600, 170)])
     assert steady_rate(falling, 100.0, window=2.0) is None        # 400-600: 0.3 after 200-400: 0.5
-    assert steady_rate(falling, 50.0, window=2.0) == 0.3          # 500-600 and 400-500: 0.3 both
+    assert steady_rate(falling, 50.0, window=2.0) == (0.3, 0.0)   # 500-600 and 400-500: 0.3 both

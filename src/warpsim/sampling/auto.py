@@ -37,9 +37,13 @@ Intervals (95 %, z = 1.96), per kernel:
 * reused: z x s x (cycles - launch latency) x sqrt(1 + 1/n), s the relative spread of the CPIs
   (above) and n the group's simulated launches: the launch's own deviation from the group's CPI
   plus the error of the group's mean CPI;
-* Photon warp: z x (std of the short window's warp durations / sqrt(n)) / their mean x the
-  projected remainder (cycles after the stop);
-* PKP: z x (the IPC window's coefficient of variation at the stop) x the projected remainder;
+* Photon warp: (z x (std of the short window's warp durations / sqrt(n)) / their mean + m) x the
+  projected remainder (cycles after the stop), m the larger relative difference of the rate check
+  at the stop (the two measured windows' CTA rates; the projection's implied rate against the
+  measured one): the projection assumes the CTA rate stays as measured, and m is how much it
+  moved within the last few CTA durations;
+* PKP: (z x (the IPC window's coefficient of variation at the stop) + m) x the projected
+  remainder, m the relative difference of the two windows of the steady-rate test;
 * simulated in full: none (0).
 The total's interval adds the variances of independent errors: of each projected intra-kernel
 launch, and of each group of reused launches, whose errors are not independent: they share the
@@ -193,7 +197,7 @@ class AutoController:
         self.warp_log = self.photon.warp_log
         self.block_log = 0
         self.stopped_by: dict[int, str] = {}
-        self.pkp_rate: dict[int, float] = {}     # the steady CTA rate a PKP stop projects at
+        self.pkp_rate: dict[int, tuple[float, float]] = {}   # (steady CTA rate, its windows' spread)
         self._kid: dict[int, int] = {}
 
     def on_launch(self, view) -> None:
@@ -214,10 +218,10 @@ class AutoController:
             if v.slot in a:
                 out[v.slot], self.stopped_by[kid] = a[v.slot], "photon"
             elif v.slot in b:
-                rate = self.photon.steady_rate(kid, PKP_RATE_WINDOW)
-                if rate is not None:
+                steady = self.photon.steady_rate(kid, PKP_RATE_WINDOW)
+                if steady is not None:
                     out[v.slot], self.stopped_by[kid] = b[v.slot], "pkp"
-                    self.pkp_rate[kid] = rate
+                    self.pkp_rate[kid] = steady
         return out
 
     def project(self, r) -> KernelProjection:
@@ -225,7 +229,7 @@ class AutoController:
         if self.stopped_by.get(kid) == "photon":
             return self.photon.project(kid, r.stop, r.stop.warp_instructions, r.stop.thread_instructions)
         proj = project_kernel(kid, r.info.num_ctas, r.stop, self.pkp.params.from_start)
-        rate = self.pkp_rate.get(kid)
+        rate = self.pkp_rate.get(kid, (0.0, 0.0))[0]
         if rate:
             # the remaining CTAs at the steady rate measured at the stop, not PKP's average since
             # the start (which carries the kernel's first phase: 2dconv standard -13.7 %)
@@ -242,10 +246,14 @@ class AutoController:
             d = (eng._y - eng._x)[:n] if n else np.zeros(0)
             if n < 2 or d.mean() <= 0:
                 return math.inf
-            return Z * float(d.std(ddof=1)) / math.sqrt(n) / float(d.mean()) * remainder
+            rc = self.photon.history[kid].rate
+            model = 0.0 if rc is None or not rc.measured else max(abs(rc.before / rc.measured - 1.0),
+                                                                  abs(rc.implied / rc.measured - 1.0))
+            return (Z * float(d.std(ddof=1)) / math.sqrt(n) / float(d.mean()) + model) * remainder
         rule = self.pkp.history[kid]
         covs = [c for e, _, c in rule.samples if e <= proj.stop.elapsed and math.isfinite(c)]
-        return Z * (covs[-1] / 100.0 if covs else 1.0) * remainder
+        model = self.pkp_rate.get(kid, (0.0, 0.0))[1]
+        return (Z * (covs[-1] / 100.0 if covs else 1.0) + model) * remainder
 
 
 def _line(points: list[tuple[float, float]]) -> tuple[float, float] | None:

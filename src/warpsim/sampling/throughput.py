@@ -100,12 +100,12 @@ def check_rate(history: CompletionHistory, implied: float, cta_duration: float, 
 
 
 def steady_rate(history: CompletionHistory, cta_duration: float, *, window: float = WINDOW,
-                delta: float = DELTA) -> float | None:
-    """The CTA rate over the last two windows when the two agree within `delta` (a steady state),
-    else None."""
+                delta: float = DELTA) -> tuple[float, float] | None:
+    """(the CTA rate over the last two windows, their relative difference) when they agree within
+    `delta` (a steady state), else None."""
     span = window * max(float(cta_duration), 1.0)
     now, before = history.rate(span), history.rate(span, back=1)
     if now is None or before is None or abs(before / now - 1.0) > delta:
         return None
-    return history.rate(2 * span)
+    return history.rate(2 * span), abs(before / now - 1.0)
 

@@ -287,9 +287,10 @@ class PhotonController:
             engine.reopen()         # measured, and not what the prediction implies: learn again
         return False                # (too early to measure: keep the prediction, wait)
 
-    def steady_rate(self, kernel_id: int, window: float) -> float | None:
+    def steady_rate(self, kernel_id: int, window: float) -> tuple[float, float] | None:
         """This kernel's CTA rate over its last 2 x `window` mean CTA durations when it is steady
-        (the two halves agree, warpsim.sampling.throughput): what auto projects PKP's stops at."""
+        (the two halves agree, warpsim.sampling.throughput), with the halves' relative difference:
+        what auto projects PKP's stops at."""
         w = self.history.get(kernel_id)
         if w is None or not w.cta_durations:
             return None
