@@ -126,7 +126,8 @@ class KernelWatch:
     # (CTA slot, placement cycle) -> [latest warp finish, warps finished]
     ctas: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     warps_seen: int = 0
-    cta_durations: list[int] = field(default_factory=list)
+    cta_sum: float = 0.0                   # durations of the CTAs seen whole after the warm-up
+    cta_n: int = 0
     warp_sum: float = 0.0                  # sum of warp durations after the warm-up
     warp_n: int = 0
     lost_blocks: int = 0
@@ -238,7 +239,8 @@ class PhotonController:
             acc[0] = max(acc[0], finish)
             acc[1] += 1
             if acc[1] == w.warps_per_cta:
-                w.cta_durations.append(acc[0] - issue)
+                w.cta_sum += acc[0] - issue
+                w.cta_n += 1
                 del w.ctas[(c, issue)]
 
     def check(self, views: list[KernelView]) -> dict[int, str]:
@@ -292,17 +294,17 @@ class PhotonController:
         (the two halves agree, warpsim.sampling.throughput), with the halves' relative difference:
         what auto projects PKP's stops at."""
         w = self.history.get(kernel_id)
-        if w is None or not w.cta_durations:
+        if w is None or not w.cta_n:
             return None
-        return steady_rate(w.completions, float(np.mean(w.cta_durations)), window=window,
+        return steady_rate(w.completions, w.cta_sum / w.cta_n, window=window,
                            delta=self.params.rate_delta)
 
     @staticmethod
     def _warp_cta_duration(w: KernelWatch) -> float:
         """Warp level's predicted CTA duration: S x (mean CTA / mean warp duration seen)."""
         s = float(w.warp_engine.prediction)
-        ratio = (float(np.mean(w.cta_durations)) / (w.warp_sum / w.warp_n)
-                 if w.cta_durations and w.warp_n and w.warp_sum > 0 else 1.0)
+        ratio = (w.cta_sum / w.cta_n / (w.warp_sum / w.warp_n)
+                 if w.cta_n and w.warp_n and w.warp_sum > 0 else 1.0)
         return s * ratio
 
     def _bb_cta_durations(self, w: KernelWatch) -> np.ndarray:
