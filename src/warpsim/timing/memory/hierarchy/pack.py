@@ -2,7 +2,8 @@
 
 Why: the SM core hands its memory state to compiled functions on every loop iteration, and each
 array passed costs a copy of its descriptor. Packing lets the core carry one array (`H`) and the
-hierarchy's entry points rebuild the named views (`unpack`, inlined: a few integer operations).
+hierarchy's entry points rebuild the named views (`unpack`, inlined: a few integer operations and
+`views.c_view`, not numpy's reshape, for each N-d view).
 
 Layout of H: H[0] = number of fields, then per field k five entries at 1 + 5k: offset of its
 data in H, and its shape padded to four dimensions with 1; then the data, field after field.
@@ -14,6 +15,7 @@ import numpy as np
 
 from warpsim.timing.memory.hierarchy.state import HierState
 from warpsim.timing.state import jit_inline
+from warpsim.timing.views import c_view
 
 FIELDS = HierState._fields[:-1]            # every field but H itself
 NDIM = (1, 1, 2, 2, 2, 2, 4, 3, 3, 2, 4, 4, 3, 3, 2, 2, 3, 2, 2, 2, 3, 3, 2, 2, 3)
@@ -60,7 +62,7 @@ def _v2(h, k):
     o = h[1 + 5 * k]
     a = h[2 + 5 * k]
     b = h[3 + 5 * k]
-    return h[o: o + a * b].reshape((a, b))
+    return c_view(h, o, (a, b))
 
 
 @jit_inline
@@ -69,7 +71,7 @@ def _v3(h, k):
     a = h[2 + 5 * k]
     b = h[3 + 5 * k]
     c = h[4 + 5 * k]
-    return h[o: o + a * b * c].reshape((a, b, c))
+    return c_view(h, o, (a, b, c))
 
 
 @jit_inline
@@ -79,7 +81,7 @@ def _v4(h, k):
     b = h[3 + 5 * k]
     c = h[4 + 5 * k]
     d = h[5 + 5 * k]
-    return h[o: o + a * b * c * d].reshape((a, b, c, d))
+    return c_view(h, o, (a, b, c, d))
 
 
 @jit_inline
