@@ -212,3 +212,33 @@ def test_warp_level_feeds_the_slope_in_issue_order_after_a_lag():
     ctl.observe_logs(rows(np.array([200]), np.array([210])), none, 0, 0)
     # newest 210 -> horizon 150: the rest of the first batch, still in placement order
     assert [i for i, _ in fed] == list(range(0, 100, 5))
+
+
+def test_a_grid_of_two_waves_or_less_is_not_watched_and_its_log_rows_are_dropped():
+    """With the rate check no stop is possible in a grid of <= 2 waves (every CTA is placed before
+    the first wave is done), so Photon does not watch it; its rows cost nothing and never reach a
+    kernel launched before in the same slot. Above two waves the kernel is watched."""
+    from warpsim.timing.control import KernelView
+    from warpsim.timing.state import N_BLCOLS, N_WLCOLS
+
+    def view(src, slot):
+        return KernelView(slot=slot, info=src.info, wave=10, launch_cycle=0, start_cycle=0, cycle=0,
+                          warp_instructions=0, thread_instructions=0, ctas_done=0, ctas_resident=0)
+
+    big, small = ffma_loop(iterations=1, ctas=21, kid=1), ffma_loop(iterations=1, ctas=20, kid=2)
+    ctl = PhotonController(PhotonParams(level="warp", warmup=0, warp_window=8))
+    ctl.on_launch(view(big, 0))
+    assert 0 in ctl.watch and 1 in ctl.history
+    ctl.on_launch(view(small, 0))              # the same slot, reused by a 2-wave grid
+    assert ctl.watch == {} and 2 not in ctl.history
+    w = np.zeros((16, N_WLCOLS), np.int64)
+    w[:, 3], w[:, 4] = np.arange(16), np.arange(16) + 5
+    ctl.observe_logs(w, np.zeros((0, N_BLCOLS), np.int64), 0, 0)
+    assert ctl.history[1].warps_seen == 0      # not fed to the big kernel's watch
+    later = KernelView(slot=0, info=small.info, wave=10, launch_cycle=0, start_cycle=0, cycle=900,
+                       warp_instructions=0, thread_instructions=0, ctas_done=10, ctas_resident=10)
+    assert ctl.check([later]) == {}
+    # the paper's rule alone (no rate check) watches every grid
+    plain = PhotonController(PhotonParams(level="warp", warmup=0, warp_window=8, rate_check=False))
+    plain.on_launch(view(small, 0))
+    assert 0 in plain.watch
