@@ -8,7 +8,7 @@ import numpy as np
 from warpsim.ir.records import KernelInfo
 from warpsim.sampling.photon.live import PhotonController, PhotonParams
 from warpsim.sampling.photon.stability import SampledEngine
-from warpsim.sampling.throughput import CompletionHistory, RateCheck, check_rate
+from warpsim.sampling.throughput import CompletionHistory, Drift, RateCheck, check_rate, drift, rate_series
 from warpsim.timing.control import KernelView
 from warpsim.timing.state import N_WLCOLS, WL_CTA, WL_FINISH, WL_ISSUE, WL_WARP
 
@@ -110,3 +110,31 @@ def test_steady_rate_is_the_rate_over_both_windows_when_they_agree():
     falling = _history([(100, 4), (200, 10), (300, 60), (400, 110), (500, 140), (600, 170)])
     assert steady_rate(falling, 100.0, window=2.0) is None        # 400-600: 0.3 after 200-400: 0.5
     assert steady_rate(falling, 50.0, window=2.0) == (0.3, 0.0)   # 500-600 and 400-500: 0.3 both
+
+
+def test_drift_in_the_steady_state_by_hand():
+    """Windows of 100 cycles (cta_duration 50 x window 2), newest first: rates 1.0, 1.02, 1.0 and
+    then 1.5 (a change of state, > 5 % from 1.0: the steady state starts after it)."""
+    # first wave (10 CTAs) done at cycle 100; then 150, 100, 102, 100 CTAs per 100 cycles
+    h = _history([(100, 10), (200, 160), (300, 260), (400, 362), (500, 462)])
+    assert rate_series(h, 100) == [1.0, 1.02, 1.0, 1.5]
+    d = drift(h, 50, window=2)
+    steps = [np.log(1.0 / 1.02), np.log(1.02 / 1.0)]
+    want = float(np.sqrt(np.mean(np.square(steps))))
+    assert d.windows == 3 and d.window == 100
+    # the floor is a window's counting noise, 1 / sqrt(100 CTAs) = 10 % here: above the steps
+    assert d.step == 0.1 and want < 0.1
+    big = drift(_history([(100, 1000), (200, 2000), (300, 3040), (400, 4040)], wave=1000), 50, window=2)
+    assert abs(big.step - np.log(1.04)) < 1e-12  # 1,000 CTAs per window: floor 3.2 %, steps of 3.9 %
+    # the walk's mean over k = 4 windows: step x sqrt(5 x 9 / 24)
+    assert abs(Drift(0.02, 3, 100).relative_error(400) - 0.02 * np.sqrt(45 / 24)) < 1e-12
+    assert Drift(0.02, 3, 100).relative_error(10) == Drift(0.02, 3, 100).relative_error(100)   # k >= 1
+    assert drift(_history([(100, 10), (200, 110)]), 50, window=2).step == float("inf")  # one window
+
+
+def test_drift_looks_at_the_history_as_it_stood_at_the_stop():
+    h = _history([(100, 10), (200, 110), (300, 210), (400, 260), (500, 270)])   # drains after 300
+    early = h.until(300)
+    assert early.cycles == [100, 200, 300] and early.first_wave_done == 0
+    assert rate_series(early, 100) == [1.0, 1.0]
+    assert h.until(50).first_wave_done is None and h.until(50).cycles == []

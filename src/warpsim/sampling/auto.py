@@ -37,13 +37,20 @@ Intervals (95 %, z = 1.96), per kernel:
 * reused: z x s x (cycles - launch latency) x sqrt(1 + 1/n), s the relative spread of the CPIs
   (above) and n the group's simulated launches: the launch's own deviation from the group's CPI
   plus the error of the group's mean CPI;
-* Photon warp: (z x (std of the short window's warp durations / sqrt(n)) / their mean + m) x the
-  projected remainder (cycles after the stop), m the larger relative difference of the rate check
-  at the stop (the two measured windows' CTA rates; the projection's implied rate against the
-  measured one): the projection assumes the CTA rate stays as measured, and m is how much it
-  moved within the last few CTA durations;
-* PKP: (z x (the IPC window's coefficient of variation at the stop) + m) x the projected
+* Photon warp: (z x hypot(std of the short window's warp durations / sqrt(n) / their mean, w) + m)
+  x the projected remainder (cycles after the stop), m the larger relative difference of the rate
+  check at the stop (the two measured windows' CTA rates; the projection's implied rate against
+  the measured one);
+* PKP: (z x hypot(the IPC window's coefficient of variation at the stop, w) + m) x the projected
   remainder, m the relative difference of the two windows of the steady-rate test;
+* w, in both, is how far the CTA rate may wander over the remainder: the projection assumes it
+  stays as measured at the stop, but a kernel's rate keeps moving (2dconv standard: from 0.29 to
+  0.255 CTAs per cycle well after the stop, -7.5 % where the interval without w was +-2.9 %).
+  The rate's step per window of 4 mean CTA durations is measured in the steady state before
+  the stop (warpsim.sampling.throughput.drift: RMS of the successive log-rate differences, at
+  least a window's counting noise) and continued as a random walk over the remainder's k
+  windows: w = step x sqrt((k + 1)(2k + 1) / 6k), the deviation of the walk's mean. Projections
+  from a short stretch of a long kernel get wide intervals and are flagged against the target;
 * simulated in full: none (0).
 The total's interval adds the variances of independent errors: of each projected intra-kernel
 launch, and of each group of reused launches, whose errors are not independent: they share the
@@ -240,6 +247,9 @@ class AutoController:
     def half_width(self, kid: int, proj: KernelProjection) -> float:
         """95 % half-width of an intra-kernel projection (module docstring)."""
         remainder = max(0.0, proj.cycles - proj.stop.elapsed)
+        dr = self.photon.drift(kid, PKP_RATE_WINDOW, proj.stop.cycle)
+        wander = dr.relative_error(remainder) if dr is not None else math.inf
+        proj.details["rate_drift"] = dict(dr.to_dict() if dr is not None else {}, relative_error=wander)
         if self.stopped_by.get(kid) == "photon":
             eng = self.photon.history[kid].warp_engine.short
             n = eng.count
@@ -249,11 +259,12 @@ class AutoController:
             rc = self.photon.history[kid].rate
             model = 0.0 if rc is None or not rc.measured else max(abs(rc.before / rc.measured - 1.0),
                                                                   abs(rc.implied / rc.measured - 1.0))
-            return (Z * float(d.std(ddof=1)) / math.sqrt(n) / float(d.mean()) + model) * remainder
+            noise = float(d.std(ddof=1)) / math.sqrt(n) / float(d.mean())
+            return (Z * math.hypot(noise, wander) + model) * remainder
         rule = self.pkp.history[kid]
         covs = [c for e, _, c in rule.samples if e <= proj.stop.elapsed and math.isfinite(c)]
         model = self.pkp_rate.get(kid, (0.0, 0.0))[1]
-        return (Z * (covs[-1] / 100.0 if covs else 1.0) + model) * remainder
+        return (Z * math.hypot(covs[-1] / 100.0 if covs else 1.0, wander) + model) * remainder
 
 
 def _line(points: list[tuple[float, float]]) -> tuple[float, float] | None:

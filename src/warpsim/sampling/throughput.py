@@ -28,6 +28,7 @@ The check only delays a stop; it never makes one.
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass, field
 
 DELTA = 0.05          # largest relative difference of the implied and the measured rate
@@ -50,6 +51,15 @@ class CompletionHistory:
             self.done.append(int(ctas_done))
             if self.first_wave_done is None and ctas_done >= self.wave:
                 self.first_wave_done = len(self.cycles) - 1
+
+    def until(self, cycle: int) -> CompletionHistory:
+        """The history as it stood at `cycle` (a projection's interval looks at what was known
+        when the kernel was stopped, not at its resident CTAs draining afterwards)."""
+        n = bisect.bisect_right(self.cycles, cycle)
+        first = self.first_wave_done
+        if first is not None and first >= n:
+            first = None
+        return CompletionHistory(self.wave, self.cycles[:n], self.done[:n], first)
 
     def rate(self, window: float, back: int = 0) -> float | None:
         """CTAs completed per cycle over the `back`-th window of `window` cycles before the latest
@@ -109,3 +119,54 @@ def steady_rate(history: CompletionHistory, cta_duration: float, *, window: floa
         return None
     return history.rate(2 * span), abs(before / now - 1.0)
 
+
+
+def rate_series(history: CompletionHistory, window: float) -> list[float]:
+    """CTA rates over consecutive windows of `window` cycles, newest first, back to the first wave."""
+    out: list[float] = []
+    while (r := history.rate(window, back=len(out))) is not None:
+        out.append(r)
+    return out
+
+
+@dataclass(frozen=True)
+class Drift:
+    """How much a kernel's CTA rate moved from window to window while it was simulated."""
+
+    step: float          # relative step per window (RMS of successive log-rate differences)
+    windows: int         # windows the step was measured over
+    window: float        # their length, cycles
+
+    def relative_error(self, horizon: float) -> float:
+        """Standard deviation of the mean rate over the next `horizon` cycles relative to today's,
+        if the rate goes on moving as it did (a random walk of `step` per window): the mean of k
+        steps of a walk has variance step^2 (k + 1)(2k + 1) / 6k."""
+        if not math.isfinite(self.step):
+            return math.inf
+        k = max(horizon / self.window, 1.0)
+        return self.step * math.sqrt((k + 1) * (2 * k + 1) / (6 * k))
+
+    def to_dict(self) -> dict:
+        return {"rate_step_per_window": self.step, "windows": self.windows, "window_cycles": self.window}
+
+
+def drift(history: CompletionHistory, cta_duration: float, *, window: float = WINDOW,
+          delta: float = DELTA) -> Drift:
+    """The CTA rate's step per window of `window` CTA durations within the kernel's current steady
+    state: the newest windows back to the first pair that differs by more than `delta` (a change
+    of state the rate has already made, such as 2dconv's L2 filling with dirty lines, is not a
+    step it keeps making). The step is the root mean square of the successive log-rate
+    differences there, and at least a window's counting noise, 1 / sqrt(completions per window):
+    with two or three windows the measured differences alone can be near zero by chance."""
+    span = window * max(float(cta_duration), 1.0)
+    rates = rate_series(history, span)
+    if len(rates) < 2:
+        return Drift(math.inf, len(rates), span)
+    diffs: list[float] = []
+    for a, b in zip(rates, rates[1:], strict=False):
+        if diffs and abs(b / a - 1.0) > delta:
+            break
+        diffs.append(math.log(a / b))
+    step = math.sqrt(sum(d * d for d in diffs) / len(diffs))
+    n = min(rates[:len(diffs) + 1]) * span
+    return Drift(max(step, 1.0 / math.sqrt(n)), len(diffs) + 1, span)

@@ -61,7 +61,7 @@ from warpsim.sampling.photon.stability import BB_LONG_WINDOW, DELTA, WARMUP, WAR
 from warpsim.sampling.pkp import KernelProjection
 from warpsim.sampling.throughput import DELTA as RATE_DELTA
 from warpsim.sampling.throughput import WINDOW as RATE_WINDOW
-from warpsim.sampling.throughput import CompletionHistory, RateCheck, check_rate, steady_rate
+from warpsim.sampling.throughput import CompletionHistory, Drift, RateCheck, check_rate, drift, steady_rate
 from warpsim.timing.control import KernelView, StopRecord
 from warpsim.timing.state import (
     BL_BLOCK,
@@ -310,6 +310,16 @@ class PhotonController:
             return None
         return steady_rate(w.completions, w.cta_sum / w.cta_n, window=window,
                            delta=self.params.rate_delta)
+
+    def drift(self, kernel_id: int, window: float, until: int) -> Drift | None:
+        """How much this kernel's CTA rate moved from window to window (of `window` mean CTA
+        durations) in its steady state at cycle `until` (the stop): what an interval for the
+        projected remainder must allow for (warpsim.sampling.throughput.drift)."""
+        w = self.history.get(kernel_id)
+        if w is None or not w.cta_n:
+            return None
+        return drift(w.completions.until(until), w.cta_sum / w.cta_n, window=window,
+                     delta=self.params.rate_delta)
 
     @staticmethod
     def _warp_cta_duration(w: KernelWatch) -> float:
