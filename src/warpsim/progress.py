@@ -70,6 +70,10 @@ class ProgressTracker:
         if self.inner is not None:
             self.inner.on_launch(view)
 
+    def wants_block_log(self, info, wave: int) -> bool:
+        ask = getattr(self.inner, "wants_block_log", None)
+        return True if ask is None else bool(ask(info, wave))
+
     def observe_logs(self, warp_rows, block_rows, warp_lost: int, block_lost: int) -> None:
         if self.inner is not None and hasattr(self.inner, "observe_logs"):
             self.inner.observe_logs(warp_rows, block_rows, warp_lost, block_lost)

@@ -242,3 +242,34 @@ def test_a_grid_of_two_waves_or_less_is_not_watched_and_its_log_rows_are_dropped
     plain = PhotonController(PhotonParams(level="warp", warmup=0, warp_window=8, rate_check=False))
     plain.on_launch(view(small, 0))
     assert 0 in plain.watch
+
+
+def test_kernels_whose_block_log_is_not_wanted_log_no_block_entries():
+    """`wants_block_log` (per launch) turns the block marks off for the kernels a controller does
+    not read (Photon: grids of <= 2 waves); their warps are still logged, the others' blocks are,
+    and a progress display forwards the question."""
+    from warpsim.progress import ProgressTracker
+
+    cmds, _ = load_commands("rodinia/gaussian", profile=True)
+    cmds = list(cmds)
+    names = {c.info.name for c in cmds if isinstance(c, KernelSource)}
+    assert len(names) == 2
+
+    class Picky(Recorder):
+        def wants_block_log(self, info, wave):
+            return info.name == "gauss_fan2"
+
+    got = {}
+    for wrap in (False, True):
+        rec = Picky()
+        ctl = ProgressTracker(lambda info: None, inner=rec) if wrap else rec
+        simulate(cmds, load_gpu("QV100"), controller=ctl)
+        got[wrap] = (np.concatenate(rec.w), np.concatenate(rec.b))
+    full = Recorder()
+    simulate(cmds, load_gpu("QV100"), controller=full)
+    w_all, b_all = np.concatenate(full.w), np.concatenate(full.b)
+    fan2_blocks = sum(int(c.profile.bbv.sum()) for c in cmds
+                      if isinstance(c, KernelSource) and c.info.name == "gauss_fan2")
+    for w, b in got.values():
+        assert len(w) == len(w_all)                     # every warp still logged
+        assert 0 < len(b) == fan2_blocks < len(b_all)   # gauss_fan2's block entries only

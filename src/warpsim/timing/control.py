@@ -61,6 +61,8 @@ class StopRecord:
 # finished warp (kernel slot, warp slot, CTA slot, placement cycle, finish cycle) and every
 # basic-block entry (kernel slot, warp slot, block id, first-issue cycle), and hands over what is
 # new before each check (state.WL_* / BL_* columns). Photon's warp and BB sampling use this.
+# `wants_block_log(info, wave)`, when defined, says per launch whether its block log is read
+# (marking block entries costs the CTA loader; kernels it says no to log none).
 
 
 @runtime_checkable

@@ -184,6 +184,8 @@ class Simulator:
         self.wp = new_warps(n_warps, self.regs, warp_log, block_log)
         self.log_read = [0, 0]                 # sampling logs: rows already handed to the controller
         self.block_ids_of: dict[int, Callable] = {}   # kernel slot -> pcs -> block id + 1 (block log)
+        # (kernel, CTAs per wave) -> whether the controller reads this kernel's block log (None: all)
+        self.block_log_wanted: Callable[[KernelInfo, int], bool] | None = None
         self.sc = new_schedulers(sm.count, sm.sub_cores, sm.max_warps, int(max(per_core.max(), 1)))
         self.ct = new_ctas(n_ctas)
         self.sm = new_sms(sm.count)
@@ -239,8 +241,10 @@ class Simulator:
                         start_cycle=int(kk[slot, K_START]))
         run.snapshot = self._snapshot()
         self.running[slot] = run
-        if self.wp.blog.shape[0] > 0:
+        if self.wp.blog.shape[0] > 0 and (self.block_log_wanted is None or self.block_log_wanted(info, wave)):
             self.block_ids_of[slot] = block_marker(src)
+        else:
+            self.block_ids_of.pop(slot, None)
         self.arena.new_kernel(slot)
         self.refill(slot)
         kk[slot, K_ACTIVE] = 1
@@ -550,6 +554,7 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
     sim = Simulator(gpu, ts_interval=ts_interval, memory_model=memory_model, issue_log=issue_log,
                     warp_log=int(getattr(controller, "warp_log", 0) or 0),
                     block_log=int(getattr(controller, "block_log", 0) or 0), spatial=spatial)
+    sim.block_log_wanted = getattr(controller, "wants_block_log", None)
     # The cyclic collector is paused for the run: it kept re-scanning numba's and the configs'
     # objects whenever CTA building allocated (measured: 5-6 % of a memory-bound run). What a run
     # allocates is freed by reference counting; anything cyclic is collected once it returns.

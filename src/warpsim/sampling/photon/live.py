@@ -158,11 +158,7 @@ class PhotonController:
     def on_launch(self, view: KernelView) -> None:
         p = self.params
         info = view.info
-        if p.rate_check and info.num_ctas <= 2 * max(int(view.wave), 1):
-            # No stop can pass the rate check: its windows start once a wave of CTAs is done, and
-            # by then every CTA of a grid of at most two waves is placed (nothing left to skip).
-            # Not watched: its log rows are dropped before the per-row work (srad standard: 2.5 s
-            # of a 22 s sampled run went to observing kernels of 1.4 waves).
+        if not self.wants_block_log(info, view.wave):
             self.watch.pop(view.slot, None)
             return
         src = self.sources.get(info.kernel_id)
@@ -188,6 +184,14 @@ class PhotonController:
                                  warmup=p.warmup, coverage_threshold=p.coverage)
         self.watch[view.slot] = w
         self.history[info.kernel_id] = w
+
+    def wants_block_log(self, info, wave: int) -> bool:
+        """Whether a launch is watched at all. With the rate check no stop can pass in a grid of
+        at most two waves: the check's windows start once a wave of CTAs is done, and by then every
+        CTA of such a grid is placed (nothing left to skip). Such kernels are not watched, their
+        blocks are not marked and their log rows are dropped before the per-row work (srad
+        standard: 2.5 s of a 22 s sampled run went to observing kernels of 1.4 waves)."""
+        return not (self.params.rate_check and info.num_ctas <= 2 * max(int(wave), 1))
 
     def observe_logs(self, wrows: np.ndarray, brows: np.ndarray, wlost: int, blost: int) -> None:
         """Feed the new log rows, in time order (a warp's finish before a block entry of the
