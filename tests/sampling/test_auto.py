@@ -151,3 +151,48 @@ def test_reuse_rules_and_intervals_by_hand():
     var = (s1 ** 2 * ((4 * 1010) ** 2 / 2 + 4 * 1010 ** 2)
            + s7 ** 2 * ((1950 + 1850) ** 2 / 2 + 1950 ** 2 + 1850 ** 2))
     assert math.isclose((proj.ci95[1] - proj.ci95[0]) / 2, 1.96 * math.sqrt(var))
+
+
+def test_groups_whose_sizes_vary_also_run_their_last_launch_and_interpolate_piecewise():
+    """Group 1: five launches of 2,000..1,200 warp instructions (a shrinking matrix, as gaussian's
+    Fan2). Simulated: first (2,000 -> 2,100 cycles), middle (1,600 -> 2,000) and last (1,200 ->
+    1,800). The reused follow the piecewise line: 1,800 -> 2,050, 1,400 -> 1,900 (the line through
+    the first two alone would have extrapolated 1,950). A group of equal sizes keeps two."""
+    from types import SimpleNamespace
+
+    from warpsim.sampling.auto import AutoPlan, Decision, _curve, finish_auto
+
+    groups = {1: [1, 2, 3, 4, 5], 6: [6, 7, 8, 9]}
+    inst = {1: 2000, 2: 1800, 3: 1600, 4: 1400, 5: 1200, 6: 500, 7: 500, 8: 500, 9: 500}
+    plan = AutoPlan(0.02, {}, groups, {k: float(v) for k, v in inst.items()}, {1: 2, 6: 2}, 100.0,
+                    ends={1})
+    assert plan.simulated_members(1) == [1, 3, 5] and plan.reused_members(1) == [2, 4]
+    assert plan.simulated_members(6) == [6, 8]
+    simulated_cycles = {1: 2100, 3: 2000, 5: 1800, 6: 600, 8: 600}
+    plan.decisions.update({k: Decision(k, "simulated" if k in simulated_cycles else "reused", "", g)
+                           for g, ms in groups.items() for k in ms})
+    out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, cycles=c)
+                                   for k, c in simulated_cycles.items()])
+    proj, dec = finish_auto(plan, None, out, {})
+    mid = {k: (d.ci95[0] + d.ci95[1]) / 2 for k, d in dec.items()}
+    assert math.isclose(mid[2], 2050.0) and math.isclose(mid[4], 1900.0)
+    assert math.isclose(proj.total, 2100 + 2000 + 1800 + 2050 + 1900 + 4 * 600)
+    # beyond the simulated sizes the end segments continue; duplicates average
+    f = _curve([(100.0, 10.0), (200.0, 30.0), (200.0, 50.0), (400.0, 60.0)])
+    assert f(50.0) == -5.0 and f(500.0) == 70.0 and f(300.0) == 50.0   # (200, 40): the mean of 30, 50
+    assert _curve([(100.0, 10.0), (100.5, 11.0), (100.2, 9.0)]) is None      # sizes within 1 %
+
+
+def test_plan_runs_the_last_launch_only_where_sizes_vary():
+    from warpsim.sampling.auto import plan_auto
+
+    cmds, _ = load_commands("rodinia/gaussian", size="small", profile=True)
+
+    sources = [c for c in cmds if isinstance(c, KernelSource)]
+    plan, _ = plan_auto(sources, load_gpu("QV100"), 0.02)
+    for first, members in plan.groups.items():
+        sizes = [plan.instructions[m] for m in members]
+        varies = len(members) >= 4 and max(sizes) - min(sizes) > 0.01 * max(sizes)
+        assert (first in plan.ends) == varies
+        assert (members[-1] in plan.simulated_members(first)) == (varies or len(members) == 1)
+    assert plan.ends
