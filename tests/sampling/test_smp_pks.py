@@ -67,3 +67,19 @@ def test_two_level_maps_the_tail_by_lightweight_features():
     assert sizes == [40, 40, 40]                        # tail launches assigned to their clusters
     assert all(int(s) < 60 for s, _ in sel.selected())  # representatives come from the first j
     assert evaluate(sel, table).error_pct < 5
+
+
+def test_errors_that_cancel_inside_a_cluster_are_reported():
+    """Four launches the features cannot tell apart (k = 1) with times 10, 5, 15, 10: the first
+    launch projects 4 x 10 = 40 = the total (in-sample error 0), yet launch by launch the
+    representative is off by 0 + 5 + 5 + 0 = 10 of 40 (25 %). The selection says so."""
+    from warpsim.sampling.pks import per_launch_error
+
+    assert per_launch_error(np.array([0, 0, 0, 1]), np.array([10.0, 5.0, 15.0, 7.0])) == 10 / 37
+    assert per_launch_error(np.array([3, 3, 1]), np.array([2.0, 2.0, 4.0])) == 0.0   # any label ids
+    sel = pks(table_from(["k"] * 4, [10.0, 5.0, 15.0, 10.0]), target_error=0.05)
+    assert sel.metadata["in_sample_error"] == 0.0
+    assert sel.metadata["per_launch_error"] == 0.25 and sel.metadata["cancelling"] is True
+    assert any("differences cancel" in n for n in sel.notes)
+    same = pks(table_from(["k"] * 4, [10.0, 10.0, 10.0, 10.0]), target_error=0.05)
+    assert same.metadata["cancelling"] is False and not any("cancel" in n for n in same.notes)
