@@ -83,3 +83,25 @@ def test_errors_that_cancel_inside_a_cluster_are_reported():
     assert any("differences cancel" in n for n in sel.notes)
     same = pks(table_from(["k"] * 4, [10.0, 10.0, 10.0, 10.0]), target_error=0.05)
     assert same.metadata["cancelling"] is False and not any("cancel" in n for n in same.notes)
+
+
+def test_per_launch_criterion_keeps_raising_k_where_the_total_cancels():
+    """Times 10, 10, 5, 15 of launches the features tell apart (four grids): PKA's rule stops at
+    k = 1 (the first launch x 4 = 40 = the total); launch by launch k = 1 is 25 % off, so the
+    per-launch criterion (warpsim's functional profiles) raises k until each cluster is uniform."""
+    grids = [(1, 1, 1), (1, 1, 1), (64, 1, 1), (4096, 1, 1)]
+    table = table_from(["a", "a", "b", "c"], [10.0, 10.0, 5.0, 15.0], grids=grids)
+    plain = pks(table, target_error=0.05)
+    assert plain.metadata["k"] == 1 and plain.parameters["criterion"] == "in-sample"
+    assert plain.metadata["cancelling"] is True
+    strict = pks(table, target_error=0.05, per_launch=True)
+    assert strict.parameters["criterion"] == "per-launch" and strict.metadata["k"] == 3
+    assert strict.metadata["per_launch_error"] == 0.0 and strict.metadata["cancelling"] is False
+
+
+def test_bundled_workloads_choose_k_launch_by_launch():
+    from warpsim.api import simulate
+
+    doc = simulate("rodinia/gaussian", "QV100", sample="pks", memory_model="fixed").document
+    assert doc["sampling"]["selection"]["parameters"]["criterion"] == "per-launch"
+    assert any("launch-by-launch" in n for n in doc["sampling"]["notes"])

@@ -33,6 +33,7 @@ class KSweep:
     notes: list[str]
     x: np.ndarray | None = None  # the feature matrix (escalation and the per-name fallback re-cluster)
     clusterer: Clusterer | None = None
+    per_launch: bool = False  # errors are launch by launch (no cancelling inside a cluster)
 
 
 def first_representatives(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -85,13 +86,16 @@ class Clusterer:
         return _relabel_by_first(km.labels_.astype(np.int64)[self.inverse])
 
 
-def projection_error(labels: np.ndarray, t: np.ndarray) -> tuple[float, float]:
-    """(relative in-sample error, reduction) of first-launched representatives weighted by size."""
+def projection_error(labels: np.ndarray, t: np.ndarray, per_launch: bool = False) -> tuple[float, float]:
+    """(relative in-sample error, reduction) of first-launched representatives weighted by size;
+    `per_launch`: the error launch by launch (`per_launch_error`) instead of the total's."""
     reps, sizes = first_representatives(labels)
     total = float(t.sum())
     proj = float(np.dot(t[reps], sizes))
     rep_time = float(t[reps].sum())
     err = abs(proj - total) / total if total > 0 else 0.0
+    if per_launch:
+        err = per_launch_error(labels, t)
     return err, (total / rep_time if rep_time > 0 else float("inf"))
 
 
@@ -139,19 +143,24 @@ def choose_k(errors: np.ndarray, target_error: float) -> int:
 
 
 def pks_sweep(
-    table: ProfileTable, *, features: str = "auto", k_max: int = 20, seed: int = 4, n_init: int = 1
+    table: ProfileTable, *, features: str = "auto", k_max: int = 20, seed: int = 4, n_init: int = 1,
+    per_launch: bool = False,
 ) -> KSweep:
+    """The k = 1..k_max clusterings and their errors. `per_launch` scores each k launch by launch:
+    for a profile whose times are a deterministic proxy (warpsim's functional profile: warp
+    instructions), where the total's in-sample error lets errors cancel inside a cluster."""
     x, names, notes = detailed_features(table, features)
     t = table.time()
     cl = Clusterer(x, seed=seed, n_init=n_init)
     labels_all, errors, reductions = [], [], []
     for k in range(1, min(k_max, len(t), cl.n_distinct) + 1):
         labels = cl.labels(k)
-        err, red = projection_error(labels, t)
+        err, red = projection_error(labels, t, per_launch)
         labels_all.append(labels)
         errors.append(err)
         reductions.append(red)
-    return KSweep(labels_all, np.array(errors), np.array(reductions), cl.n_components, names, notes, x, cl)
+    return KSweep(labels_all, np.array(errors), np.array(reductions), cl.n_components, names, notes, x, cl,
+                  per_launch)
 
 
 def selection_from_labels(
@@ -202,7 +211,8 @@ class Guarded:
 
 
 def per_name_labels(
-    table: ProfileTable, x: np.ndarray, target_error: float, *, seed: int = 4, n_init: int = 1
+    table: ProfileTable, x: np.ndarray, target_error: float, *, seed: int = 4, n_init: int = 1,
+    per_launch: bool = False,
 ) -> np.ndarray:
     """The fallback: one stratum set per kernel name, each name clustered on its own with k doubled
     until that name's in-sample error is below `target_error` of its own total (so the whole is
@@ -220,7 +230,7 @@ def per_name_labels(
             k = 1
             while True:
                 sub = cl.labels(k)
-                err, _ = projection_error(sub, tg)
+                err, _ = projection_error(sub, tg, per_launch)
                 if err < target_error or k >= cl.n_distinct:
                     break
                 k = min(2 * k, cl.n_distinct)
@@ -253,7 +263,7 @@ def guard_target(
         if kk <= len(sw.errors) or kk > min(k_limit, cl.n_distinct):
             continue
         labels = cl.labels(kk)
-        err, _ = projection_error(labels, t)
+        err, _ = projection_error(labels, t, sw.per_launch)
         tried[f"k={kk}"] = err
         if err < best[0]:
             best = (err, labels, kk, "escalated")
@@ -262,8 +272,8 @@ def guard_target(
             return Guarded(labels, kk, err, "escalated", tried, notes)
     notes.append(f"PKS: raising k up to {min(k_limit, cl.n_distinct)} did not reach the target")
     x = sw.x if sw.x is not None else detailed_features(table)[0]
-    labels = per_name_labels(table, x, target_error, seed=seed, n_init=n_init)
-    err, _ = projection_error(labels, t)
+    labels = per_name_labels(table, x, target_error, seed=seed, n_init=n_init, per_launch=sw.per_launch)
+    err, _ = projection_error(labels, t, sw.per_launch)
     kk = int(labels.max()) + 1
     tried["per-name"] = err
     if err < target_error:
@@ -292,17 +302,22 @@ def pks(
     n_init: int = 1,
     sweep: KSweep | None = None,
     k_limit: int = 256,
+    per_launch: bool = False,
 ) -> Selection:
     """Single-level PKS on the whole profile. `sweep` may be passed to reuse the clusterings.
+    `per_launch`: choose k by the launch-by-launch error (see `pks_sweep`), not PKA's total.
 
     Never returns a selection over the target silently: see `guard_target`. The result's
     metadata says `target_met`, the in-sample error and the stage that produced the labels."""
     if not target_error > 0:
         raise ValueError("target_error must be positive")
-    sw = sweep or pks_sweep(table, features=features, k_max=k_max, seed=seed, n_init=n_init)
+    sw = sweep or pks_sweep(table, features=features, k_max=k_max, seed=seed, n_init=n_init,
+                            per_launch=per_launch)
     g = guard_target(table, sw, target_error, k_limit=k_limit, seed=seed, n_init=n_init)
     notes = list(sw.notes) + g.notes
     notes.append(
+        "PKS: k is chosen by the launch-by-launch error on the profile's own times (no error "
+        "cancels inside a cluster)" if sw.per_launch else
         "PKS: k is chosen by the projection error on the profile's own times (in-sample, as PKA does)"
     )
     spread = per_launch_error(np.asarray(g.labels), table.time()) if len(table) else 0.0
@@ -331,6 +346,7 @@ def pks(
             "pca_variance": 0.9995,
             "n_init": n_init,
             "representative": "first-launched",
+            "criterion": "per-launch" if sw.per_launch else "in-sample",
         },
         seed=seed,
         notes=notes,
