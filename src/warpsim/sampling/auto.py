@@ -251,7 +251,7 @@ class AutoController:
         if self.stopped_by.get(kid) == "photon":
             return self.photon.project(kid, r.stop, r.stop.warp_instructions, r.stop.thread_instructions)
         proj = project_kernel(kid, r.info.num_ctas, r.stop, self.pkp.params.from_start)
-        rate = self.pkp_rate.get(kid, (0.0, 0.0))[0]
+        rate, _ = self.pkp_rate.get(kid, (0.0, 0.0))
         if rate:
             # the remaining CTAs at the steady rate measured at the stop, not PKP's average since
             # the start (which carries the kernel's first phase: 2dconv standard -13.7 %)
@@ -278,7 +278,7 @@ class AutoController:
             return (Z * math.hypot(noise, wander) + model) * remainder
         rule = self.pkp.history[kid]
         covs = [c for e, _, c in rule.samples if e <= proj.stop.elapsed and math.isfinite(c)]
-        model = self.pkp_rate.get(kid, (0.0, 0.0))[1]
+        _, model = self.pkp_rate.get(kid, (0.0, 0.0))
         return (Z * math.hypot(covs[-1] / 100.0 if covs else 1.0, wander) + model) * remainder
 
 

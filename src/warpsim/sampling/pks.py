@@ -91,11 +91,11 @@ def projection_error(labels: np.ndarray, t: np.ndarray, per_launch: bool = False
     `per_launch`: the error launch by launch (`per_launch_error`) instead of the total's."""
     reps, sizes = first_representatives(labels)
     total = float(t.sum())
-    proj = float(np.dot(t[reps], sizes))
     rep_time = float(t[reps].sum())
-    err = abs(proj - total) / total if total > 0 else 0.0
     if per_launch:
         err = per_launch_error(labels, t)
+    else:
+        err = abs(float(np.dot(t[reps], sizes)) - total) / total if total > 0 else 0.0
     return err, (total / rep_time if rep_time > 0 else float("inf"))
 
 
@@ -321,7 +321,8 @@ def pks(
         "PKS: k is chosen by the projection error on the profile's own times (in-sample, as PKA does)"
     )
     spread = per_launch_error(np.asarray(g.labels), table.time()) if len(table) else 0.0
-    if spread > max(target_error, 2 * g.error):
+    cancelling = spread > max(target_error, 2 * g.error)
+    if cancelling:
         notes.append(
             f"PKS: the clusters' launches differ from their representatives by {spread:.1%} of the "
             f"total, launch by launch; the in-sample error ({g.error:.1%}) is small because those "
@@ -356,7 +357,7 @@ def pks(
             "target_met": g.error < target_error,
             "in_sample_error": g.error,
             "per_launch_error": spread,
-            "cancelling": spread > max(target_error, 2 * g.error),
+            "cancelling": cancelling,
             "flagged": g.stage != "sweep",
             "tried": g.tried,
             "errors_by_k": sw.errors.tolist(),
