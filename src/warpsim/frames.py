@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 SECTOR_BYTES = 32
-STALLS = ("issued", "no_instruction", "scoreboard", "unit_busy", "memory", "barrier")
+STALLS = ("issued", "no_instruction", "scoreboard", "unit_busy", "memory", "barrier", "wait")
 
 
 def kernel_records(doc: dict) -> list[dict]:

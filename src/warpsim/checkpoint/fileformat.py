@@ -19,7 +19,7 @@ import numpy as np
 from warpsim.errors import InputError
 
 FORMAT = "warpsim-checkpoint"
-FORMAT_VERSION = 2          # 2: thread-block table with affine address rows (timing/arena.py)
+FORMAT_VERSION = 3          # 2: thread-block table with affine address rows (timing/arena.py); 3: "wait" stalls
 MANIFEST = "manifest.json"
 
 

@@ -89,3 +89,12 @@ FLAG_BYPASS_L1 = 1     # .STRONG.GPU loads and atomics: cached at L2 only
 FLAG_HALF_II = 2       # FP16x2 ops with doubled throughput
 FLAG_GRID_SYNC = 4     # the arrival atomic of a grid-wide barrier (cooperative groups' grid.sync()):
                        # its warp waits until every CTA of the kernel has arrived
+# Bits 4-7: the compiler's stall count from the SASS control word (0: none known). The warp's
+# next instruction issues no earlier than this many cycles after this one (Volta+ control codes).
+STALL_SHIFT = 4
+STALL_MAX = 15
+
+
+def with_stall(flags: int, stall: int) -> int:
+    """`flags` carrying a SASS stall count (clipped to the 4 bits the control word has)."""
+    return (int(flags) & ((1 << STALL_SHIFT) - 1)) | (min(max(int(stall), 0), STALL_MAX) << STALL_SHIFT)

@@ -26,6 +26,7 @@ STALL_TEXT = {
     "issued": "issued an instruction", "no_instruction": "no warp to issue (idle / fetch)",
     "scoreboard": "waiting on a register (scoreboard)", "unit_busy": "execution unit busy",
     "memory": "memory pipeline / outstanding loads", "barrier": "waiting at a barrier",
+    "wait": "compiler stall count (SASS control word)",
 }
 
 TEMPLATE = Path(__file__).with_name("single.html.j2")   # Jinja2, autoescaped

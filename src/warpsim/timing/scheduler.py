@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from warpsim.ir.kinds import FLAG_GRID_SYNC, FLAG_HALF_II, InstKind
+from warpsim.ir.kinds import FLAG_GRID_SYNC, FLAG_HALF_II, STALL_SHIFT, InstKind
 from warpsim.ir.records import MAX_DST, MAX_SRC
 from warpsim.timing.cta_scheduler import arrive_grid_barrier, finish_warp, release_barrier
 from warpsim.timing.memory import mem_issue
@@ -69,6 +69,7 @@ from warpsim.timing.state import (
     W_NEXT,
     W_OUTSTANDING,
     W_READY,
+    WAIT,
     jit,
     jit_inline,
 )
@@ -111,6 +112,7 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
     p = pr.p
     outcome = ISSUED
     when = t + 1
+    stall = np.int64(0)
     for _once in range(1):
         if w[g, W_DONE]:
             outcome, when = SKIP, INF
@@ -204,6 +206,7 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
             if done > w[g, W_LAST_COMPLETE]:
                 w[g, W_LAST_COMPLETE] = done
         w[g, W_NEXT] = row + 1
+        stall = np.int64(st[si, I_FLAGS]) >> STALL_SHIFT    # the compiler's stall count (SASS mode)
         if st[si, I_BB] > 0 and wp.blog.shape[0] > 0:    # sampling hook: a basic block starts
             _log_block(g, t, st[si, I_BB] - 1, wp, ct)
         nlog = gl.g[G_LOG_N]
@@ -227,7 +230,10 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
             ct.c[c, C_BAR_COUNT] += 1
             if ct.c[c, C_BAR_COUNT] >= ct.c[c, C_WARPS_LEFT]:
                 release_barrier(c, t, wp, sc, ct, p)
-    if outcome != FINISHED and outcome != SKIP:
+    if outcome == ISSUED:
+        w[g, W_READY] = t + stall if stall > 1 else when
+        w[g, W_BLOCKED] = WAIT if stall > 1 else ISSUED
+    elif outcome != FINISHED and outcome != SKIP:
         w[g, W_READY] = when
         w[g, W_BLOCKED] = outcome
     return outcome, when
@@ -247,6 +253,8 @@ def _outcome_bit(outcome):
         return 1
     if outcome == SCOREBOARD:
         return 2
+    if outcome == WAIT:
+        return 16
     if outcome == MEMORY:
         return 4
     if outcome == BARRIER:
@@ -261,6 +269,8 @@ def _reason(bits):
         return UNIT_BUSY
     if bits & 2:
         return SCOREBOARD
+    if bits & 16:
+        return WAIT
     if bits & 4:
         return MEMORY
     if bits & 8:

@@ -33,8 +33,9 @@ def jit_inline(fn):
 
 
 # issue-slot outcomes per scheduler cycle (index into Globals.stalls)
-ISSUED, NO_INSTRUCTION, SCOREBOARD, UNIT_BUSY, MEMORY, BARRIER = range(6)
-STALL_NAMES = ("issued", "no_instruction", "scoreboard", "unit_busy", "memory", "barrier")
+# WAIT: the compiler's stall count since the warp's last issue (SASS control words; Nsight's "wait")
+ISSUED, NO_INSTRUCTION, SCOREBOARD, UNIT_BUSY, MEMORY, BARRIER, WAIT = range(7)
+STALL_NAMES = ("issued", "no_instruction", "scoreboard", "unit_busy", "memory", "barrier", "wait")
 POLICIES = {"gto": 0, "lrr": 1, "two_level": 2}
 
 # Arena.inst columns (int32): one row per executed warp instruction, only what varies between
@@ -156,7 +157,7 @@ class Kernels(NamedTuple):
 
 class Globals(NamedTuple):
     g: np.ndarray        # int64 [N_GCOLS]
-    stalls: np.ndarray   # int64 [6] scheduler-cycles by outcome
+    stalls: np.ndarray   # int64 [len(STALL_NAMES)] scheduler-cycles by outcome
     ts: np.ndarray       # int64 [cap, TS_COLUMNS]
     scratch: np.ndarray  # int64 [64 + kernel slots]
     log: np.ndarray      # int64 [cap, 3] issue log (cycle, warp slot, arena index) of the first issues
@@ -232,7 +233,7 @@ def new_globals(ts_interval: int, n_kernel_slots: int, ts_capacity: int = 4096,
     g[G_NEXT_SAMPLE] = g[G_TS_INTERVAL] = ts_interval if ts_interval > 0 else INF
     g[G_ITER_BUDGET] = ITER_BUDGET
     g[G_LAST_KERNEL] = -1
-    return Globals(g=g, stalls=np.zeros(6, np.int64), ts=np.zeros((ts_capacity, TS_COLUMNS), np.int64),
+    return Globals(g=g, stalls=np.zeros(len(STALL_NAMES), np.int64), ts=np.zeros((ts_capacity, TS_COLUMNS), np.int64),
                    scratch=np.zeros(64 + n_kernel_slots, np.int64),
                    log=np.zeros((issue_log, 3), np.int64),
                    spatial=np.zeros((ts_capacity if spatial_columns else 0, spatial_columns), np.int64))

@@ -102,3 +102,46 @@ def test_ptx_with_locs_keeps_line_numbers():
 
 def test_volta_compiles_for_nearest_target():
     assert compile_arch(70) == 75 and compile_arch(80) == 80 and compile_arch(86) == 86
+
+
+# `nvdisasm -c -hex` of a dependent FFMA loop body compiled for sm_75 (our own kernel): each encoding's
+# second word carries the control field in bits 41-61 (instruction bits 105-125)
+HEX_SASS = """\
+\t.target\tsm_75
+        .type           k,@function
+        .other          k,@"STO_CUDA_ENTRY STV_DEFAULT"
+k:
+        /*0000*/                   S2R R3, SR_CTAID.X ;                          /* 0x0000000000037919 */
+                                                                                 /* 0x000e280000002500 */
+        /*0010*/                   IMAD R3, R3, c[0x0][0x0], R0 ;                /* 0x0000000003037a24 */
+                                                                                 /* 0x001fca00078e0200 */
+        /*0020*/                   LDG.E.SYS R2, [R4] ;                          /* 0x0000000004027381 */
+                                                                                 /* 0x0000a400001ee900 */
+        /*0030*/                   FFMA R7, RZ, R2, 1 ;                          /* 0x3f800000ff077423 */
+                                                                                 /* 0x004fc80000000002 */
+        /*0040*/                   FFMA R7, R2, R7, 1 ;                          /* 0x3f80000002077423 */
+                                                                                 /* 0x000fc80000000007 */
+        /*0050*/                   EXIT ;                                        /* 0x000000000000794d */
+                                                                                 /* 0x000fea0003800000 */
+"""
+
+
+def test_control_words_decoded_by_hand():
+    fn = parse_nvdisasm(HEX_SASS).kernel("k")
+    s2r, imad, ldg, ffma0, ffma1, ex = fn.insts
+    assert s2r.words == (0x37919, 0x000E280000002500)
+    # hi >> 41 = 0x714: stall 4, yield 1, write barrier 0 (SB0), read barrier 7 (none), wait mask 0
+    assert s2r.control == 0x714 and s2r.stall == 4
+    # 0xfe5: stall 5, waits on SB0 (mask bit 0 at bit 11): the S2R result
+    assert imad.control == 0xFE5 and imad.stall == 5 and (imad.control >> 11) & 0x3F == 1
+    # the load sets write barrier 2 ((0x52 >> 5) & 7) ...
+    assert ldg.stall == 2 and (ldg.control >> 5) & 7 == 2
+    # ... which the first FFMA waits on (mask 0b100); the dependent FFMA chain stalls 4 (FFMA latency)
+    assert ffma0.stall == 4 and (ffma0.control >> 11) & 0x3F == 0b100
+    assert ffma1.stall == 4 and ffma1.control == 0x7E4
+    assert ex.stall == 5
+
+
+def test_without_hex_no_control_and_no_stall(vecadd):
+    for ins in vecadd.kernel("vecadd").insts:
+        assert ins.words == () and ins.control is None and ins.stall == 0

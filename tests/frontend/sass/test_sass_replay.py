@@ -147,3 +147,23 @@ def test_toolchain_reproduces_the_fixture(tmp_path, monkeypatch):
     fixture = parse_nvdisasm(SASS_TEXT).kernel("vecadd")
     assert [(i.offset, i.opcode, i.line) for i in ours.insts] == [(i.offset, i.opcode, i.line)
                                                                    for i in fixture.insts]
+
+
+def test_streams_carry_the_compilers_stall_counts():
+    """The bundled SASS is disassembled with -hex: every executed instruction carries its control
+    word's stall count in its flags, the same for every execution of a pc."""
+    from warpsim.api import load_commands
+    from warpsim.frontend.sass import sass_commands
+    from warpsim.ir.kinds import STALL_SHIFT
+
+    ptx = [c for c in load_commands("polybench/gemm")[0] if hasattr(c, "info")]
+    (s,) = sass_commands(ptx, 70)
+    seen: dict[int, int] = {}
+    for cta in s.iter_ctas():
+        for w in cta.warps:
+            for pc, f in zip(w.pc.tolist(), w.flags.tolist(), strict=True):
+                assert seen.setdefault(pc, f >> STALL_SHIFT) == f >> STALL_SHIFT
+        break
+    by_pc = {i.offset: i.stall for i in s.sass.insts}
+    assert all(by_pc[pc] == v for pc, v in seen.items())
+    assert max(seen.values()) > 1 and min(seen.values()) >= 1

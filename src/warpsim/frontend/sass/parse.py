@@ -18,7 +18,8 @@ UREG_BASE = 264        # UR0..UR62 -> 264..326 (URZ: none)
 UPRED_BASE = 328       # UP0..UP6 -> 328..334 (UPT: none)
 NUM_SASS_REGS = 336
 
-_INST_RE = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;?\s*(?:/\*.*\*/)?\s*$")
+_INST_RE = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;?\s*(?:/\*\s*(0x[0-9a-fA-F]+)?[^*]*\*/)?\s*$")
+_HEX_WORD_RE = re.compile(r"^\s*/\*\s*(0x[0-9a-fA-F]{16})\s*\*/\s*$")     # `-hex`: an encoding's next word
 _LINE_RE = re.compile(r'^\s*//##\s*File\s+"([^"]*)",\s*line\s+(\d+)')
 _LABEL_RE = re.compile(r"^\s*([.$A-Za-z_][\w.$]*):\s*$")
 _FUNC_RE = re.compile(r"^\s*\.type\s+([\w.$]+)\s*,\s*@function")
@@ -54,6 +55,24 @@ class SassInst:
     file: str = ""
     line: int = 0                  # source line from the -g comments (0 = none)
     text: str = ""
+    words: tuple[int, ...] = ()    # the encoding's 64-bit words (`nvdisasm -hex`), low first; () if not printed
+
+    @property
+    def control(self) -> int | None:
+        """The 21-bit scheduling control field of a 128-bit (sm_70+) encoding, None without `-hex`.
+
+        Bits 105-125 of the instruction (Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
+        Microbenchmarking", 2018): stall count (4), yield (1), write barrier (3), read barrier (3),
+        wait-barrier mask (6), operand reuse (4)."""
+        if len(self.words) < 2:
+            return None
+        return (self.words[1] >> 41) & 0x1FFFFF
+
+    @property
+    def stall(self) -> int:
+        """Cycles the compiler makes the warp wait before its next instruction (0 when unknown)."""
+        c = self.control
+        return 0 if c is None else c & 0xF
 
     @property
     def base(self) -> str:
@@ -212,11 +231,17 @@ def parse_nvdisasm(text: str, path: str | None = None) -> SassModule:
         if (m := _LINE_RE.match(s)):
             file, line = m.group(1), int(m.group(2))
             continue
+        if (m := _HEX_WORD_RE.match(raw)):
+            if cur is not None and cur.insts and len(cur.insts[-1].words) == 1:
+                cur.insts[-1].words += (int(m.group(1), 16),)
+            continue
         if (m := _INST_RE.match(raw)):
             if cur is None:
                 raise InputError("instruction outside any function", path=path, line=lineno, text=raw)
             offset = int(m.group(1), 16)
             cur.insts.append(_instruction(cur.name, offset, m.group(2), file, line, path, lineno))
+            if m.group(3):
+                cur.insts[-1].words = (int(m.group(3), 16),)
             for lab in pending_labels:
                 cur.labels[lab] = cur.insts[-1].offset
             pending_labels = []

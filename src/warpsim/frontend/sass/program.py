@@ -17,7 +17,7 @@ import numpy as np
 from warpsim.errors import InputError
 from warpsim.frontend.ptx.kernel import Kernel
 from warpsim.frontend.sass.parse import NUM_SASS_REGS, SassFunction, SassInst
-from warpsim.ir.kinds import FLAG_GRID_SYNC, InstKind, MemSpace
+from warpsim.ir.kinds import FLAG_GRID_SYNC, InstKind, MemSpace, with_stall
 from warpsim.ir.records import MAX_DST, MAX_SRC, NO_REG
 from warpsim.ir.sass import ARCH_TABLES, OpInfo, arch_of, classify
 
@@ -81,7 +81,9 @@ class SassKernel:
         self.kind = np.array([o.kind for o in self.info], dtype=np.uint8)
         self.unit = np.array([o.unit for o in self.info], dtype=np.uint8)
         self.lat = np.array([o.lat for o in self.info], dtype=np.uint8)
-        self.flags = np.array([o.flags for o in self.info], dtype=np.uint8)
+        # each instruction's flags, with the compiler's stall count from the control word (0 without -hex)
+        self.flags = np.array([with_stall(o.flags, ins.stall) for o, ins in zip(self.info, self.insts, strict=True)],
+                              dtype=np.uint8)
         self.space = np.array([o.space for o in self.info], dtype=np.uint8)
         self.width = np.array([o.width for o in self.info], dtype=np.uint8)
         self.dst = np.full((n, MAX_DST), NO_REG, dtype=np.int16)

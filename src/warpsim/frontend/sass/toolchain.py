@@ -24,6 +24,10 @@ NVDISASM_HINT = ("nvdisasm not found: `pip install 'warpsim[cuda]'` (NVIDIA's nv
                  "install a CUDA toolkit, or set WARPSIM_NVDISASM")
 PTXAS_HINT = ("ptxas not found: `pip install 'warpsim[cuda]'`, install a CUDA toolkit, or set WARPSIM_PTXAS")
 
+# -c: code only; -g: the PTX line of each instruction; -hex: each encoding, whose control field carries
+# the compiler's stall counts (parse.SassInst.stall)
+NVDISASM_FLAGS = ("-c", "-g", "-hex")
+
 # CUDA 13's ptxas targets sm_75 and newer; Volta (sm_70/72) is compiled for the nearest it reaches.
 OLDEST_TARGET = 75
 
@@ -82,7 +86,7 @@ def ptx_to_sass_text(ptx_text: str, sm: int, path: str | None = None, opt_level:
     if nvdisasm is None:
         raise InputError(NVDISASM_HINT, path=path)
     annotated = ptx_with_locs(ptx_text, path)
-    key = hashlib.sha256(f"{sm}|{opt_level}|{ptxas}|{nvdisasm}|{annotated}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"{sm}|{opt_level}|{ptxas}|{nvdisasm}|{NVDISASM_FLAGS}|{annotated}".encode()).hexdigest()[:24]
     cache = Path(os.environ.get("WARPSIM_SASS_CACHE", Path(tempfile.gettempdir()) / "warpsim-sass"))
     hit = cache / f"{key}.sass"
     if hit.exists():
@@ -93,7 +97,7 @@ def ptx_to_sass_text(ptx_text: str, sm: int, path: str | None = None, opt_level:
         cubin = Path(tmp) / "k.cubin"
         _run([ptxas, f"-arch=sm_{sm}", f"-O{opt_level}", "-lineinfo", str(src), "-o", str(cubin)], "ptxas",
              path)
-        text = _run([nvdisasm, "-c", "-g", str(cubin)], "nvdisasm", path).stdout
+        text = _run([nvdisasm, *NVDISASM_FLAGS, str(cubin)], "nvdisasm", path).stdout
     cache.mkdir(parents=True, exist_ok=True)
     tmp_out = hit.with_suffix(f".{os.getpid()}.tmp")
     tmp_out.write_text(text)
