@@ -19,7 +19,8 @@ import numpy as np
 from warpsim.errors import InputError
 
 FORMAT = "warpsim-checkpoint"
-FORMAT_VERSION = 3          # 2: thread-block table with affine address rows (timing/arena.py); 3: "wait" stalls
+# 2: thread-block table with affine address rows (timing/arena.py); 3: a seventh stall reason ("wait")
+FORMAT_VERSION = 3
 MANIFEST = "manifest.json"
 
 

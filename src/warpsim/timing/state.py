@@ -233,7 +233,8 @@ def new_globals(ts_interval: int, n_kernel_slots: int, ts_capacity: int = 4096,
     g[G_NEXT_SAMPLE] = g[G_TS_INTERVAL] = ts_interval if ts_interval > 0 else INF
     g[G_ITER_BUDGET] = ITER_BUDGET
     g[G_LAST_KERNEL] = -1
-    return Globals(g=g, stalls=np.zeros(len(STALL_NAMES), np.int64), ts=np.zeros((ts_capacity, TS_COLUMNS), np.int64),
+    return Globals(g=g, stalls=np.zeros(len(STALL_NAMES), np.int64),
+                   ts=np.zeros((ts_capacity, TS_COLUMNS), np.int64),
                    scratch=np.zeros(64 + n_kernel_slots, np.int64),
                    log=np.zeros((issue_log, 3), np.int64),
                    spatial=np.zeros((ts_capacity if spatial_columns else 0, spatial_columns), np.int64))

@@ -55,7 +55,7 @@ class SassInst:
     file: str = ""
     line: int = 0                  # source line from the -g comments (0 = none)
     text: str = ""
-    words: tuple[int, ...] = ()    # the encoding's 64-bit words (`nvdisasm -hex`), low first; () if not printed
+    words: tuple[int, ...] = ()    # the encoding's 64-bit words (`nvdisasm -hex`), low first
 
     @property
     def control(self) -> int | None:

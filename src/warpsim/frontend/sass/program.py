@@ -82,8 +82,8 @@ class SassKernel:
         self.unit = np.array([o.unit for o in self.info], dtype=np.uint8)
         self.lat = np.array([o.lat for o in self.info], dtype=np.uint8)
         # each instruction's flags, with the compiler's stall count from the control word (0 without -hex)
-        self.flags = np.array([with_stall(o.flags, ins.stall) for o, ins in zip(self.info, self.insts, strict=True)],
-                              dtype=np.uint8)
+        self.flags = np.array([with_stall(o.flags, ins.stall)
+                               for o, ins in zip(self.info, self.insts, strict=True)], dtype=np.uint8)
         self.space = np.array([o.space for o in self.info], dtype=np.uint8)
         self.width = np.array([o.width for o in self.info], dtype=np.uint8)
         self.dst = np.full((n, MAX_DST), NO_REG, dtype=np.int16)

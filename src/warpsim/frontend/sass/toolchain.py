@@ -86,7 +86,8 @@ def ptx_to_sass_text(ptx_text: str, sm: int, path: str | None = None, opt_level:
     if nvdisasm is None:
         raise InputError(NVDISASM_HINT, path=path)
     annotated = ptx_with_locs(ptx_text, path)
-    key = hashlib.sha256(f"{sm}|{opt_level}|{ptxas}|{nvdisasm}|{NVDISASM_FLAGS}|{annotated}".encode()).hexdigest()[:24]
+    digest = hashlib.sha256(f"{sm}|{opt_level}|{ptxas}|{nvdisasm}|{NVDISASM_FLAGS}|{annotated}".encode())
+    key = digest.hexdigest()[:24]
     cache = Path(os.environ.get("WARPSIM_SASS_CACHE", Path(tempfile.gettempdir()) / "warpsim-sass"))
     hit = cache / f"{key}.sass"
     if hit.exists():
