@@ -81,3 +81,30 @@ def test_another_warp_issues_during_a_stall():
     # one waits only 2 of every 4 (the other warp issues in one of them): 3 x 18 + 6 x 2
     assert one.kernels[0].stalls["wait"] == 3 * n
     assert two.kernels[0].stalls["wait"] == 3 * (3 * n) + 2 * n
+
+
+def test_per_pc_issue_and_wait_cycles_by_hand():
+    n = 5
+    out = run([kernel([stalled_warp(n, 5)])], "latency.sp=[4,1]")
+    ps = out.kernels[0].pc_stats.as_dict()
+    # pc 16 i; the first instruction issues the cycle after placement (no wait), every later one
+    # (EXIT at pc 16 n included) 4 cycles after the stall of 5 began
+    assert ps == {0: (1, 0), **{16 * i: (1, 4) for i in range(1, n + 1)}}
+    # a dependent chain (latency 6, no stall counts): each dependent instruction waits 5 cycles;
+    # EXIT (no operands) issues right after the last one
+    chain = run([kernel([stalled_warp(n, 0, dependent=True)])], "latency.sp=[6,1]")
+    assert chain.kernels[0].pc_stats.as_dict() == {0: (1, 0), **{16 * i: (1, 5) for i in range(1, n)},
+                                                   16 * n: (1, 0)}
+    # five identical warps: counts add up per pc; warps 0 and 4 share a scheduler, and the second
+    # issues each instruction one cycle later (first instruction: it waits 1 cycle)
+    five = run([kernel([stalled_warp(n, 5)] * 5)], "latency.sp=[4,1]")
+    assert five.kernels[0].pc_stats.as_dict() == {0: (5, 1), **{16 * i: (5, 20) for i in range(1, n + 1)}}
+
+
+def test_per_pc_counts_are_per_launch():
+    n = 3
+    a = kernel([stalled_warp(n, 2)], kid=1)
+    b = kernel([stalled_warp(n, 3)], kid=2)
+    out = run([a, b], "latency.sp=[1,1]")
+    assert out.kernels[0].pc_stats.as_dict() == {0: (1, 0), **{16 * i: (1, 1) for i in range(1, n + 1)}}
+    assert out.kernels[1].pc_stats.as_dict() == {0: (1, 0), **{16 * i: (1, 2) for i in range(1, n + 1)}}

@@ -181,7 +181,7 @@ def sim(
     isa: str = typer.Option("ptx", "--isa", help="bundled workloads: simulate their ptx or the sass ptxas "
                             "emits (docs/sass.md)"),
     per_pc: Path | None = typer.Option(None, "--per-pc", help="SASS mode: write per-instruction issue "
-                                       "counts beside their PTX lines (CSV)"),
+                                       "counts and stall cycles beside their PTX lines (CSV)"),
     checkpoint_at: str | None = typer.Option(None, "--checkpoint-at", help="save a checkpoint before this "
                                              "launch (number, 1-based, or a kernel name: its first launch; "
                                              "docs/checkpoints.md)"),
@@ -264,7 +264,7 @@ def sim(
     if per_pc is not None:
         from warpsim.frontend.sass.perpc import write_per_pc_csv
 
-        write_per_pc_csv(sass_sources, per_pc)
+        write_per_pc_csv(sass_sources, per_pc, result.output.kernels)
     if json_out:
         C.write_json_out(doc, json_out)
     if stats_text_out:

@@ -20,6 +20,7 @@ accesses, broadcasts: most of them) keeps a base and a stride (16 bytes) instead
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -46,11 +47,15 @@ from warpsim.timing.state import (
     I_FLAGS,
     I_KIND,
     I_LAT,
+    I_PC,
+    I_SLOT,
     I_SRC,
     I_UNIT,
     I_WIDTH,
     N_DCOLS,
     N_ICOLS,
+    PC_ISSUED,
+    PC_WAIT,
     W_CTA,
     W_END,
     W_NEXT,
@@ -109,6 +114,19 @@ class ArenaManager:
         if not self.bl.info[:, B_LIVE].any():
             self.pc_rows.clear()
             self.top_static = 0
+
+    def take_pc_stats(self, slot: int) -> PcStats:
+        """The per-PC counts of kernel slot `slot` since its launch, summed by pc; its rows are
+        zeroed (read once, when the kernel retires, before a new launch can reuse the rows)."""
+        top = self.top_static
+        st, ps = self.ar.static[:top], self.ar.pcstat[:top]
+        rows = np.flatnonzero((st[:, I_SLOT] == slot) & (ps[:, PC_ISSUED] > 0))
+        pcs = st[rows, I_PC].astype(np.int64) & 0xFFFFFFFF
+        uniq, inv = np.unique(pcs, return_inverse=True)
+        issued = np.bincount(inv, weights=ps[rows, PC_ISSUED], minlength=uniq.size).astype(np.int64)
+        wait = np.bincount(inv, weights=ps[rows, PC_WAIT], minlength=uniq.size).astype(np.int64)
+        ps[rows] = 0
+        return PcStats(pc=uniq, issued=issued, wait=wait)
 
     def free_block_ids(self) -> np.ndarray:
         return np.flatnonzero(self.bl.info[:, B_LIVE] == 0)
@@ -191,15 +209,18 @@ class ArenaManager:
         sid = np.empty(n, np.int32)
         done = 0
         while True:
-            done, self.top_static, top = _intern_rows(self.ar.static, self.top_static, rows, dense, pc, kind,
-                                                      unit, lat, flags, width, dst, src, bb, sid, done)
+            done, self.top_static, top = _intern_rows(self.ar.static, self.ar.pcstat, self.top_static, rows,
+                                                      dense, slot, pc, kind, unit, lat, flags, width, dst,
+                                                      src, bb, sid, done)
             self.max_reg = max(self.max_reg, top)
             if done == n:
                 return sid
-            st = self.ar.static
+            st, ps = self.ar.static, self.ar.pcstat
             grown = np.zeros((2 * st.shape[0], N_ICOLS), np.int32)
             grown[:self.top_static] = st[:self.top_static]
-            self.ar = self.ar._replace(static=grown)
+            grown_ps = np.zeros((2 * st.shape[0], ps.shape[1]), np.int64)
+            grown_ps[:self.top_static] = ps[:self.top_static]
+            self.ar = self.ar._replace(static=grown, pcstat=grown_ps)
 
     def _make_room(self, need_i: int, need_a: int, need_f: int, wp: Warps, ct: Ctas) -> None:
         ar = self.ar
@@ -224,7 +245,8 @@ class ArenaManager:
         if tuple(new) != caps:
             self._check_memory(*(live + n for live, n in zip(lives, needs, strict=True)))
             old = self.ar
-            fresh = new_arena(new[0], new[1], n_static=1, n_aff=new[2])._replace(static=old.static)
+            fresh = new_arena(new[0], new[1], n_static=1, n_aff=new[2])._replace(static=old.static,
+                                                                                pcstat=old.pcstat)
             fresh.inst[:self.top_inst] = old.inst[:self.top_inst]
             fresh.addr[:self.top_addr] = old.addr[:self.top_addr]
             fresh.aff[:self.top_aff] = old.aff[:self.top_aff]
@@ -275,11 +297,26 @@ class ArenaManager:
         return self.top_inst, self.top_addr, self.top_aff
 
 
+@dataclass(frozen=True)
+class PcStats:
+    """Per instruction (pc) of one launch: warp instructions issued, and the cycles warps waited with
+    it as their next instruction (from their previous issue, or placement, to its issue, exclusive):
+    Nsight Compute's per-PC warp stall samples, counted every cycle instead of sampled."""
+
+    pc: np.ndarray       # int64 [n], ascending
+    issued: np.ndarray   # int64 [n]
+    wait: np.ndarray     # int64 [n]
+
+    def as_dict(self) -> dict[int, tuple[int, int]]:
+        return {int(p): (int(i), int(w)) for p, i, w in zip(self.pc, self.issued, self.wait, strict=True)}
+
+
 @njit(cache=True)
-def _intern_rows(static, top, rows, dense, pc, kind, unit, lat, flags, width, dst, src, bb, sid, start):
+def _intern_rows(static, pcstat, top, rows, dense, slot, pc, kind, unit, lat, flags, width, dst, src, bb, sid,
+                 start):
     """Static rows of instructions start.. (module docstring): the row their pc already has when
-    it holds the same values, else a new row. Stops early when the table is full. Returns (next
-    instruction, table top, highest register id of the new rows)."""
+    it holds the same values, else a new row (its per-PC counts zeroed). Stops early when the table
+    is full. Returns (next instruction, table top, highest register id of the new rows)."""
     reg = -1
     for i in range(start, pc.shape[0]):
         r = rows[pc[i]] if dense else -1
@@ -310,6 +347,10 @@ def _intern_rows(static, top, rows, dense, pc, kind, unit, lat, flags, width, ds
             row[I_SRC + j] = src[i, j]
             reg = max(reg, src[i, j])
         row[I_BB] = bb[i] if bb.shape[0] else 0
+        row[I_PC] = pc[i]
+        row[I_SLOT] = slot
+        pcstat[top, 0] = 0
+        pcstat[top, 1] = 0
         if dense and r < 0:
             rows[pc[i]] = top
         sid[i] = top

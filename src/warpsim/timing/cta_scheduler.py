@@ -64,6 +64,7 @@ from warpsim.timing.state import (
     W_END,
     W_ISSUE,
     W_LAST_COMPLETE,
+    W_LAST_ISSUE,
     W_NEXT,
     W_OUTSTANDING,
     W_READY,
@@ -126,6 +127,7 @@ def _place(s, k, t, bl, wp, sc, ct, sms, kn, gl, p):
             w[g, W_LAST_COMPLETE] = 0
             w[g, W_READY] = t + 1         # a placed warp issues from the next cycle on
             w[g, W_ISSUE] = t
+            w[g, W_LAST_ISSUE] = t
             for r in range(nregs):
                 wp.reg[g, r] = 0
             for x in range(wp.pend.shape[1]):

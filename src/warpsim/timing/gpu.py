@@ -18,7 +18,7 @@ import numpy as np
 from warpsim.errors import InputError, ResourceError, WarpsimError
 from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource, Memcpy
 from warpsim.timing import compile_notice, core, precompile
-from warpsim.timing.arena import ArenaManager
+from warpsim.timing.arena import ArenaManager, PcStats
 from warpsim.timing.block_log import block_marker
 from warpsim.timing.control import Controller, KernelView, StopRecord
 from warpsim.timing.deadlock import explain as explain_deadlock
@@ -132,6 +132,7 @@ class KernelResult:
     memory: dict
     truncated: bool = False
     stop: StopRecord | None = None     # set when a sampling controller ended the kernel early
+    pc_stats: PcStats | None = field(default=None, compare=False, repr=False)  # per pc (arena.PcStats)
 
     @property
     def cycles(self) -> int:
@@ -336,7 +337,7 @@ class Simulator:
             warp_instructions=int(kk[slot, K_WINST]), thread_instructions=int(kk[slot, K_TINST]),
             stalls={n: int(v) for n, v in zip(STALL_NAMES, stalls, strict=True)},
             occupancy_achieved=float(achieved),
-            memory=memory, truncated=truncated, stop=run.stop))
+            memory=memory, truncated=truncated, stop=run.stop, pc_stats=self.arena.take_pc_stats(slot)))
         if truncated:
             kk[slot, K_ACTIVE] = 0
 

@@ -50,6 +50,8 @@ from warpsim.timing.state import (
     P_ACTIVE_SET,
     P_POLICY,
     P_WARPS_PER_SM,
+    PC_ISSUED,
+    PC_WAIT,
     PENDING_PER_WARP,
     REFUSED,
     S_GREEDY,
@@ -66,6 +68,7 @@ from warpsim.timing.state import (
     W_DONE,
     W_END,
     W_LAST_COMPLETE,
+    W_LAST_ISSUE,
     W_NEXT,
     W_OUTSTANDING,
     W_READY,
@@ -207,6 +210,9 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
                 w[g, W_LAST_COMPLETE] = done
         w[g, W_NEXT] = row + 1
         stall = np.int64(st[si, I_FLAGS]) >> STALL_SHIFT    # the compiler's stall count (SASS mode)
+        ar.pcstat[si, PC_ISSUED] += 1
+        ar.pcstat[si, PC_WAIT] += t - w[g, W_LAST_ISSUE] - 1
+        w[g, W_LAST_ISSUE] = t
         if st[si, I_BB] > 0 and wp.blog.shape[0] > 0:    # sampling hook: a basic block starts
             _log_block(g, t, st[si, I_BB] - 1, wp, ct)
         nlog = gl.g[G_LOG_N]

@@ -48,7 +48,12 @@ I_KIND, I_UNIT, I_LAT, I_FLAGS, I_WIDTH = range(5)
 I_DST = 5                      # MAX_DST columns
 I_SRC = I_DST + MAX_DST        # MAX_SRC columns
 I_BB = I_SRC + MAX_SRC         # basic-block id + 1 where the instruction starts a block, else 0
-N_ICOLS = I_BB + 1
+I_PC = I_BB + 1                # the instruction's pc and its kernel slot (per-PC statistics)
+I_SLOT = I_BB + 2
+N_ICOLS = I_BB + 3
+# Arena.pcstat columns (int64), per static row: warp instructions issued, and the cycles warps spent
+# with it as their next instruction before issuing it (since their previous issue or placement)
+PC_ISSUED, PC_WAIT = range(2)
 
 # Blocks.info columns
 (B_INST_START, B_INST_LEN, B_ADDR_START, B_ADDR_LEN, B_NWARPS, B_LIVE, B_KERNEL, B_AFF_START,
@@ -58,10 +63,11 @@ N_BCOLS = 9
 # Warps.w columns. W_READY/W_BLOCKED cache why a warp could not issue and the earliest cycle it
 # might: a lower bound, reset by whatever can make it ready sooner (memory reply, barrier release).
 # W_AT_BAR: AT_CTA_BARRIER waiting at bar.sync, AT_GRID_BARRIER at a grid-wide barrier's arrival.
-# W_ISSUE: the cycle the warp was placed (Photon's issue time of a warp).
+# W_ISSUE: the cycle the warp was placed (Photon's issue time of a warp). W_LAST_ISSUE: the cycle
+# it last issued (placement before that), for the per-PC wait cycles.
 (W_USED, W_DONE, W_NEXT, W_END, W_CTA, W_AGE, W_AT_BAR, W_OUTSTANDING, W_LAST_COMPLETE, W_READY,
- W_BLOCKED, W_ISSUE) = range(12)
-N_WCOLS = 12
+ W_BLOCKED, W_ISSUE, W_LAST_ISSUE) = range(13)
+N_WCOLS = 13
 AT_CTA_BARRIER, AT_GRID_BARRIER = 1, 2
 
 # Sampling logs (rings; `Warps.lg` holds the running totals written, Python reads what is new).
@@ -117,6 +123,7 @@ class Arena(NamedTuple):
 
     inst: np.ndarray     # int32 [N, N_DCOLS]
     static: np.ndarray   # int32 [S, N_ICOLS]
+    pcstat: np.ndarray   # int64 [S, 2] per static row: PC_ISSUED, PC_WAIT
     addr: np.ndarray     # uint64 [rows, 32] lane addresses of memory instructions (D_MROW >= 0)
     aff: np.ndarray      # int64 [rows, 2] base, stride: active lane l at base + l * stride (D_MROW <= -2)
     lanes: np.ndarray    # uint64 [32] scratch: an affine row's lane addresses, rebuilt at issue
@@ -175,6 +182,7 @@ def new_arena(n_inst: int, n_addr: int, n_static: int = 1 << 10, n_aff: int | No
     """Zeroed (calloc'd: pages stay unmapped until written). Every column of a row is written when
     a CTA is loaded into it (arena.py), before anything reads it, so no other initial value."""
     return Arena(inst=np.zeros((n_inst, N_DCOLS), np.int32), static=np.zeros((n_static, N_ICOLS), np.int32),
+                 pcstat=np.zeros((n_static, 2), np.int64),
                  addr=np.zeros((n_addr, 32), np.uint64),
                  aff=np.zeros((n_addr if n_aff is None else n_aff, 2), np.int64),
                  lanes=np.zeros(32, np.uint64))

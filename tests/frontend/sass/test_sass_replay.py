@@ -167,3 +167,21 @@ def test_streams_carry_the_compilers_stall_counts():
     by_pc = {i.offset: i.stall for i in s.sass.insts}
     assert all(by_pc[pc] == v for pc, v in seen.items())
     assert max(seen.values()) > 1 and min(seen.values()) >= 1
+
+
+def test_per_pc_stall_cycles_from_the_timing_model(tmp_path):
+    from warpsim.api import simulate
+
+    src, *_ = vecadd(40, 2)
+    res = simulate([src], "QV100", memory_model="fixed")
+    path = write_per_pc_csv([src], tmp_path / "pc.csv", res.output.kernels)
+    rows = list(csv.DictReader(path.open()))
+    # a full simulation issues every instruction the stream holds, at its pc
+    assert all(r["issued"] == r["issue_count"] for r in rows)
+    waits = {r["opcode"]: int(r["stall_cycles"]) for r in rows if int(r["issued"])}
+    # the FADD waits for the second global load: it issues at c, its result lands at c + 33 (fixed
+    # global latency), the IMAD.WIDE between them issues at c + 1, so the FADD waits from c + 2 to
+    # c + 32: 31 cycles per warp, 2 warps; the longest wait of the kernel
+    fixed_global = res.gpu.fixed_memory.global_
+    assert max(waits, key=waits.get) == "FADD" and waits["FADD"] == 2 * (fixed_global - 2)
+    assert sum(int(r["stall_cycles"]) for r in rows) == sum(res.output.kernels[0].pc_stats.wait)
