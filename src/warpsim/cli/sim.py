@@ -180,8 +180,9 @@ def sim(
                                        "wider are flagged)"),
     isa: str = typer.Option("ptx", "--isa", help="bundled workloads: simulate their ptx or the sass ptxas "
                             "emits (docs/sass.md)"),
-    per_pc: Path | None = typer.Option(None, "--per-pc", help="SASS mode: write per-instruction issue "
-                                       "counts and stall cycles beside their PTX lines (CSV)"),
+    per_pc: Path | None = typer.Option(None, "--per-pc", help="bundled workloads: write per-instruction "
+                                       "issue counts and stall cycles beside their PTX lines (CSV; "
+                                       "PTX or SASS instructions, per --isa)"),
     checkpoint_at: str | None = typer.Option(None, "--checkpoint-at", help="save a checkpoint before this "
                                              "launch (number, 1-based, or a kernel name: its first launch; "
                                              "docs/checkpoints.md)"),
@@ -230,21 +231,24 @@ def sim(
     sizes = parse_size_overrides(items) if items else None
     target_arg = target
     wl_name = None
-    sass_sources: list = []
-    if per_pc is not None and isa != "sass":
-        from warpsim.errors import InputError
-
-        raise InputError("--per-pc needs --isa sass")
-    if isa == "sass":
+    kernel_sources: list = []
+    if isa == "sass" or per_pc is not None:
         from warpsim.api import load_commands
         from warpsim.config import load_gpu
         from warpsim.frontend.sass import SassKernelSource
         from warpsim.sampling.methods import profile_level
 
-        commands, wl_name = load_commands(target, size=preset, sizes=sizes, isa="sass",
+        commands, wl_name = load_commands(target, size=preset, sizes=sizes, isa=isa,
                                           binary_version=load_gpu(gpu, overrides).compute_capability,
                                           profile=profile_level(sample))
-        sass_sources = [c for c in commands if isinstance(c, SassKernelSource)]
+        if per_pc is not None:              # the stream must be listed to know its kernels' programs
+            commands = list(commands)
+            kernel_sources = [c for c in commands if hasattr(c, "info")]
+            if not all(isinstance(c, SassKernelSource) or hasattr(c, "kernel") for c in kernel_sources):
+                from warpsim.errors import InputError
+
+                raise InputError("--per-pc needs kernels run by warpsim's PTX emulator (a bundled workload, "
+                                 "in PTX or SASS mode); a trace carries no instruction text")
         target_arg = commands
     view = _ProgressView(not quiet, verbose)
     with view.progress:
@@ -262,9 +266,9 @@ def sim(
         err.print(f"checkpoint written: {_checkpoint_path(checkpoint_file, checkpoint_at, target)} "
                   f"(before launch {checkpoint_at})", highlight=False)
     if per_pc is not None:
-        from warpsim.frontend.sass.perpc import write_per_pc_csv
+        from warpsim.report.perpc import write_per_pc_csv
 
-        write_per_pc_csv(sass_sources, per_pc, result.output.kernels)
+        write_per_pc_csv(kernel_sources, per_pc, result.output.kernels)
     if json_out:
         C.write_json_out(doc, json_out)
     if stats_text_out:
