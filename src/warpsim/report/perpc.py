@@ -36,7 +36,7 @@ def per_pc_rows(sources: Iterable, kernels: Iterable = ()) -> list[dict]:
     for src in sources:
         counted = timing.get(src.info.kernel_id)
 
-        def stats(pc: int) -> tuple:
+        def stats(pc: int, counted: dict | None = counted) -> tuple:
             return counted.get(pc, (0, 0)) if counted is not None else ("", "")
 
         base = {"kernel_id": src.info.kernel_id, "kernel": src.info.name}
@@ -60,9 +60,9 @@ def per_pc_rows(sources: Iterable, kernels: Iterable = ()) -> list[dict]:
                              "issue_count": "", "thread_instructions": "", "issued": issued,
                              "stall_cycles": wait, "ptx_line": ins.line or "", "ptx_instruction": text})
         else:
-            raise InputError(f"kernel {src.info.kernel_id} ({src.info.name}): per-PC statistics need a kernel "
-                             "run by warpsim's PTX emulator (a bundled workload or your PTX/CUDA, in PTX or "
-                             "SASS mode); a trace carries no instruction text")
+            raise InputError(f"kernel {src.info.kernel_id} ({src.info.name}): per-PC statistics need a "
+                             "kernel run by warpsim's PTX emulator (a bundled workload or your PTX/CUDA, in "
+                             "PTX or SASS mode); a trace carries no instruction text")
     return rows
 
 

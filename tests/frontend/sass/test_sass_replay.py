@@ -14,11 +14,11 @@ from warpsim.frontend.accelsim import open_trace, write_traces
 from warpsim.frontend.ptx.launch import load_ptx
 from warpsim.frontend.ptx.memory import Device
 from warpsim.frontend.sass.parse import parse_nvdisasm
-from warpsim.report.perpc import write_per_pc_csv
 from warpsim.frontend.sass.program import SassKernel
 from warpsim.frontend.sass.source import SassKernelSource
 from warpsim.frontend.sass.toolchain import find_tool, ptx_to_sass_text
 from warpsim.ir.kinds import InstKind, MemSpace, Unit
+from warpsim.report.perpc import write_per_pc_csv
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).parents[3]
