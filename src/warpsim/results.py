@@ -88,6 +88,7 @@ def result_document(out: SimOutput, gpu, *, workload: str, overrides: list[str] 
         "method": "full",
         "memory_model": out.memory_model,
         "ptx_order": default_order(),
+        **({"isa": "sass"} if any(r.info.extra.get("isa") == "sass" for r in out.kernels) else {}),
         "overrides": list(overrides or []),
         "kernels": [_kernel_doc(r, gpu) for r in out.kernels],
         "total": {

@@ -99,12 +99,23 @@ def test_failed_runs_are_listed_but_left_out_of_the_statistics(tmp_path):
     assert doc["suites"]["all"]["n"] == 0
 
 
+def test_the_instruction_stream_of_the_documents_is_the_validations(tmp_path):
+    d, hw = _write(tmp_path, {"lud": {**_doc([90_000], program="lud"), "isa": "sass"},
+                              "nw": {**_doc([190_000], program="nw"), "isa": "sass"}})
+    assert validate_results([d], hw)["isa"] == "sass"
+    (d / "lud.json").write_text(json.dumps(_doc([90_000], program="lud")))
+    (d / "nw.json").write_text(json.dumps(_doc([190_000], program="nw")))
+    assert validate_results([d], hw)["isa"] == "ptx"            # documents without the key: PTX
+
+
 @pytest.mark.parametrize("docs, needle", [
     ({"lud": _doc([10], program="lud", method="functional")}, "functional-mode.*--mode timing"),
     ({"lud": {"gpu": "QV100", "kernels": [{"name": "k"}]}}, "no simulated cycles"),
     ({"lud": _doc([10], program="lud"), "nw": _doc([10], program="nw", gpu="A100")}, "different GPUs"),
     ({"a": _doc([10], program="lud"), "b": _doc([20], program="lud")}, "a second result for lud"),
     ({"lud": _doc([10], program="other")}, "no result document matches"),
+    ({"lud": _doc([10], program="lud"), "nw": {**_doc([10], program="nw"), "isa": "sass"}},
+     "different ISAs"),
 ])
 def test_bad_result_documents_name_the_problem(tmp_path, docs, needle):
     d, hw = _write(tmp_path, docs)

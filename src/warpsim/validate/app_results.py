@@ -35,6 +35,7 @@ class ResultDocument:
     self_check: str | None = None   # run_public.py's verdict on the program's own check
     kernel_error: str | None = None
     caches_flushed: bool = False    # made with --set l2.flush_before_kernel=true (as ncu measures)
+    isa: str = "ptx"                # "sass": the run simulated the SASS ptxas emits (run-app --isa sass)
 
 
 def result_files(paths: Sequence[str | Path]) -> list[Path]:
@@ -82,7 +83,8 @@ def read_result_document(path: Path) -> ResultDocument:
         run_arguments=str(val.get("run_arguments", "")), wall_seconds=float(wall or 0.0),
         self_check=val.get("self_check"), kernel_error=app.get("kernel_error") or None,
         caches_flushed=any(str(o).replace(" ", "").lower() == "l2.flush_before_kernel=true"
-                           for o in doc.get("overrides") or ()))
+                           for o in doc.get("overrides") or ()),
+        isa=str(doc.get("isa") or "ptx"))
 
 
 def _names(row: HardwareRow) -> set[str]:

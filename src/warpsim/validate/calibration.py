@@ -196,6 +196,7 @@ def validate_results(paths: Sequence[str | Path], hardware: str | Path | None = 
     docs = [read_result_document(f) for f in result_files(paths)]
     doc_gpu = common_setting(docs, "gpu", "GPU")
     model = common_setting(docs, "memory_model", "memory model")
+    isa = common_setting(docs, "isa", "ISA")
     if gpu and doc_gpu and gpu.lower() != doc_gpu.lower():
         raise InputError(f"--gpu {gpu}, but the result documents were simulated on {doc_gpu}", key="--gpu")
     matched, unmatched = match_documents(rows, docs)
@@ -212,7 +213,7 @@ def validate_results(paths: Sequence[str | Path], hardware: str | Path | None = 
         names = ", ".join(sorted({d.program for d in docs}))
         raise InputError(f"no result document matches a program of the hardware file (documents' programs: "
                          f"{names})", path=str(hw_path))
-    return _document(doc_gpu, model, hw_path, "result documents", (), results,
+    return _document(doc_gpu, model, hw_path, "result documents", (), results, isa=isa,
                      result_documents=[str(d.path) for d in docs],
                      unmatched_results=[f"{d.path}: {d.program}" for d in unmatched])
 

@@ -188,3 +188,48 @@ def test_cooperative_launch_with_grid_sync(build, cudart_env, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Test PASSED" in r.stdout
     assert json.loads(out.read_text())["kernels"][0]["cycles"] > 0
+
+
+@needs_nvcc
+def test_timing_mode_in_sass(build, cudart_env, tmp_path):
+    """`--isa sass`: the program runs as before (its own check passes), the timing model runs the SASS
+    ptxas emits for the GPU, and the document says so; the same launch in PTX mode issues a
+    different number of warp instructions."""
+    from warpsim.frontend.cuda import find_tool
+
+    if find_tool("ptxas") is None or find_tool("nvdisasm") is None:
+        pytest.skip("needs ptxas and nvdisasm (pip install 'warpsim[cuda]')")
+    exe = build("vecadd", "-cudart", "shared")
+    docs = {}
+    for isa in ("ptx", "sass"):
+        out = tmp_path / f"{isa}.json"
+        r = run_app(cudart_env, "run-app", "--mode", "timing", "--isa", isa, "--json", str(out), "--",
+                    str(exe), timeout=900)
+        assert r.returncode == 0 and "Test PASSED" in r.stdout, r.stdout + r.stderr
+        docs[isa] = json.loads(out.read_text())
+    assert docs["sass"]["isa"] == "sass" and "isa" not in docs["ptx"]
+    (ks,), (kp,) = docs["sass"]["kernels"], docs["ptx"]["kernels"]
+    assert ks["cycles"] > 0 and ks["warp_instructions"] != kp["warp_instructions"]
+
+
+def test_isa_sass_needs_timing_mode_and_a_known_isa(cudart_env):
+    r = run_app(cudart_env, "run-app", "--isa", "sass", "--", "/bin/true")
+    err = " ".join(r.stderr.split())
+    assert r.returncode != 0 and "use it with --mode timing" in err
+    r = run_app(cudart_env, "run-app", "--mode", "timing", "--isa", "arm", "--", "/bin/true")
+    assert r.returncode != 0 and "unknown ISA 'arm'" in " ".join(r.stderr.split())
+
+
+@needs_nvcc
+def test_trace_app_writes_real_sass_opcodes(build, cudart_env, tmp_path):
+    """`trace-app --isa sass`: Accel-Sim traces of an unmodified program with the SASS opcodes ptxas
+    emits (NVBit would need the GPU); without it, IR stand-in opcodes."""
+    from warpsim.frontend.cuda import find_tool
+
+    if find_tool("ptxas") is None or find_tool("nvdisasm") is None:
+        pytest.skip("needs ptxas and nvdisasm (pip install 'warpsim[cuda]')")
+    exe = build("vecadd", "-cudart", "shared")
+    r = run_app(cudart_env, "trace-app", "--isa", "sass", "--out", str(tmp_path / "t"), "--", str(exe))
+    assert r.returncode == 0 and "Test PASSED" in r.stdout, r.stdout + r.stderr
+    text = (tmp_path / "t" / "kernel-1.traceg").read_text()
+    assert "-binary version = 75" in text and " LDG.E.SYS " in text and " IMAD.WIDE " in text

@@ -20,6 +20,17 @@ def functional_document(rt) -> dict:
                       "thread_instructions": sum(k["thread_instructions"] or 0 for k in kernels)}}
 
 
+def timing_commands(rt, gpu) -> list:
+    """The command stream the timing model runs: the PTX emulator's launches, or with `--isa sass` the
+    SASS ptxas emits for `gpu` (a GPUConfig), replayed over the same executions (docs/sass.md)."""
+    commands = list(rt.device.commands)
+    if rt.settings.isa != "sass":
+        return commands
+    from warpsim.frontend.sass import sass_commands
+
+    return sass_commands(commands, gpu.compute_capability)
+
+
 def _app_section(rt) -> dict:
     return {"program": rt.settings.program, "mode": rt.settings.mode, "launches": len(rt.launches),
             "unsupported_calls": dict(rt.unsupported_calls),
@@ -31,12 +42,12 @@ def write_results(rt) -> None:
     if s.trace_dir:
         from warpsim.frontend.accelsim import write_traces
 
-        path = write_traces(list(rt.device.commands), s.trace_dir)
+        path = write_traces(timing_commands(rt, rt.gpu), s.trace_dir)
         sys.stderr.write(f"warpsim: wrote Accel-Sim traces of {len(rt.launches)} launches to {path}\n")
     if s.mode == "timing" and not rt.sticky:
         from warpsim.api import simulate
 
-        sim = simulate(list(rt.device.commands), s.gpu, overrides=s.overrides, sample=s.sample,
+        sim = simulate(timing_commands(rt, rt.gpu), s.gpu, overrides=s.overrides, sample=s.sample,
                        workload_name=s.program)
         doc = sim.document
         t = doc.get("total", {})

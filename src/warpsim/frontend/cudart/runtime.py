@@ -478,9 +478,10 @@ class Runtime:
     def _simulate_so_far(self) -> None:
         """Every launch's cycles from one run of the commands so far, host copies included (they warm
         the L2), so an event's time is the cycles the result document gives the same launches."""
+        from warpsim.frontend.cudart.report import timing_commands
         from warpsim.timing.gpu import simulate
 
-        out = simulate(list(self.device.commands), self.gpu)
+        out = simulate(timing_commands(self, self.gpu), self.gpu)
         by_id = {r.info.kernel_id: r.cycles for r in out.kernels}
         for log in self.launches:
             if log.source is not None and log.cycles is None:

@@ -18,6 +18,7 @@ class AppSettings:
     trace_dir: str | None = None      # trace-app: write Accel-Sim traces here
     program: str = "program"
     overrides: tuple[str, ...] = ()   # --set KEY=VALUE on the GPU description
+    isa: str = "ptx"                  # timing mode: simulate the PTX, or the SASS ptxas emits for the GPU
 
     @property
     def launch_mode(self) -> str:
@@ -41,6 +42,8 @@ class AppSettings:
             env["WARPSIM_APP_TRACE_DIR"] = self.trace_dir
         if self.overrides:
             env["WARPSIM_APP_SET"] = json.dumps(list(self.overrides))
+        if self.isa != "ptx":
+            env["WARPSIM_APP_ISA"] = self.isa
         return env
 
     @classmethod
@@ -49,4 +52,4 @@ class AppSettings:
         return cls(gpu=g("WARPSIM_APP_GPU", "QV100"), mode=g("WARPSIM_APP_MODE", "functional"),
                    sample=g("WARPSIM_APP_SAMPLE", "full"), json_out=g("WARPSIM_APP_JSON") or None,
                    trace_dir=g("WARPSIM_APP_TRACE_DIR") or None, program=g("WARPSIM_APP_PROGRAM", "program"),
-                   overrides=tuple(json.loads(g("WARPSIM_APP_SET") or "[]")))
+                   overrides=tuple(json.loads(g("WARPSIM_APP_SET") or "[]")), isa=g("WARPSIM_APP_ISA", "ptx"))

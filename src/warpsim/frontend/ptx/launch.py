@@ -109,6 +109,7 @@ class PtxKernelSource(ReplaySource):
         self.state = PENDING
         self.next_cta = 0
         self.profile: KernelProfile | None = None      # set when the launch was also profiled
+        self.ptx_text: str | None = None               # the module's PTX (set by Module.launch)
 
     def iter_ctas(self) -> Iterator[CtaTrace]:
         if self.state != PENDING:          # simulated again (e.g. full, then sampled): start over
@@ -163,6 +164,7 @@ class Module:
 
     def __init__(self, text: str, path: str | None = None, device: Device | None = None) -> None:
         self.path = path
+        self.text = text            # SASS mode compiles this exact text (frontend/sass)
         self.device = device or default_device()
         self.ast = parse_cached(text, path)
         check_function_ends(self.ast, path)
@@ -271,6 +273,7 @@ class Module:
                               extra={"grid_sync": True} if grid_sync else {})
             src = PtxKernelSource(info, k, kp, shared_bytes, self.device.replay(),
                                   per if grid_sync else max(1, min(per, 8)), self.compiled(k))
+            src.ptx_text = self.text
             if self.device.launch_listener is not None:     # memory as this launch sees it, before it runs
                 self.device.launch_listener(src, self.device)
             if profile:

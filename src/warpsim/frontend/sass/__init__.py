@@ -29,12 +29,17 @@ def sass_commands(commands: Iterable[Memcpy | KernelSource], binary_version: int
     for cmd in commands:
         if isinstance(cmd, PtxKernelSource):
             path = cmd.info.source_path
-            if path is None or not Path(path).is_file():
-                raise InputError(f"kernel {cmd.info.name}: SASS mode needs the PTX file the kernel came from",
-                                 path=path)
-            if path not in texts:
-                texts[path] = Path(path).read_text()
-            sk = cache.kernel(texts[path], cmd.kernel, binary_version or cmd.info.binary_version, path)
+            is_file = path is not None and Path(path).is_file()
+            text = cmd.ptx_text
+            if text is None:            # a source built outside Module.launch: its PTX file
+                if not is_file:
+                    raise InputError(f"kernel {cmd.info.name}: SASS mode needs the PTX the kernel came from",
+                                     path=path)
+                if path not in texts:
+                    texts[path] = Path(path).read_text()
+                text = texts[path]
+            sk = cache.kernel(text, cmd.kernel, binary_version or cmd.info.binary_version,
+                              path if is_file else None)
             out.append(SassKernelSource(cmd, sk))
         elif isinstance(cmd, Memcpy):
             out.append(cmd)
