@@ -116,8 +116,9 @@ def run(p: Program, exe: Path, src: Path, work: Path, args: argparse.Namespace) 
     json_path = exe.with_suffix(".timing.json" if args.mode == "timing" else ".json")
     cwd = run_dir(p, exe, src, work, args.accelsim_args)
     sets = [a for s in args.set for a in ("--set", s)]
+    isa = ["--isa", args.isa] if args.isa != "ptx" else []
     cmd = [sys.executable, "-c", "from warpsim.cli import main; main()", "run-app", "--mode", args.mode,
-           "--gpu", args.gpu, *sets, "--json", str(json_path), "--", str(exe), *prog_args]
+           "--gpu", args.gpu, *sets, *isa, "--json", str(json_path), "--", str(exe), *prog_args]
     json_path.unlink(missing_ok=True)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(cwd),
@@ -163,6 +164,8 @@ def main() -> int:
     ap.add_argument("--mode", default="functional", choices=("functional", "timing"))
     ap.add_argument("--set", action="append", default=[], help="GPU override for run-app, KEY=VALUE")
     ap.add_argument("--gpu", default="QV100")
+    ap.add_argument("--isa", default="ptx", choices=("ptx", "sass"),
+                    help="timing mode: simulate the PTX or the SASS ptxas emits (run-app --isa)")
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--jobs", type=int, default=2, help="parallel nvcc builds")
     ap.add_argument("--mirror-root", default=os.environ.get("WARPSIM_MIRRORS", "/work/.mirror"))
