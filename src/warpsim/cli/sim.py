@@ -235,20 +235,16 @@ def sim(
     if isa == "sass" or per_pc is not None:
         from warpsim.api import load_commands
         from warpsim.config import load_gpu
-        from warpsim.frontend.sass import SassKernelSource
         from warpsim.sampling.methods import profile_level
 
         commands, wl_name = load_commands(target, size=preset, sizes=sizes, isa=isa,
                                           binary_version=load_gpu(gpu, overrides).compute_capability,
                                           profile=profile_level(sample))
         if per_pc is not None:              # the stream must be listed to know its kernels' programs
-            commands = list(commands)
-            kernel_sources = [c for c in commands if hasattr(c, "info")]
-            if not all(isinstance(c, SassKernelSource) or hasattr(c, "kernel") for c in kernel_sources):
-                from warpsim.errors import InputError
+            from warpsim.report.perpc import kernel_sources as per_pc_sources
 
-                raise InputError("--per-pc needs kernels run by warpsim's PTX emulator (a bundled workload, "
-                                 "in PTX or SASS mode); a trace carries no instruction text")
+            commands = list(commands)
+            kernel_sources = per_pc_sources(commands)
         target_arg = commands
     view = _ProgressView(not quiet, verbose)
     with view.progress:

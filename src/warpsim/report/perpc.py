@@ -25,6 +25,21 @@ COLUMNS = ("kernel_id", "kernel", "pc", "opcode", "instruction", "issue_count", 
            "issued", "stall_cycles", "ptx_line", "ptx_instruction")
 
 
+def kernel_sources(commands: Iterable) -> list:
+    """The kernels of a command stream that per-PC statistics can describe (run by the PTX emulator,
+    in PTX or SASS mode); anything else is an error, raised before a simulation is spent on it."""
+    from warpsim.frontend.ptx.launch import PtxKernelSource
+    from warpsim.frontend.sass.source import SassKernelSource
+
+    out = [c for c in commands if getattr(c, "info", None) is not None]
+    for src in out:
+        if not isinstance(src, SassKernelSource | PtxKernelSource):
+            raise InputError(f"kernel {src.info.kernel_id} ({src.info.name}): per-PC statistics need a "
+                             "kernel run by warpsim's PTX emulator (a bundled workload or your PTX/CUDA, in "
+                             "PTX or SASS mode); a trace carries no instruction text")
+    return out
+
+
 def per_pc_rows(sources: Iterable, kernels: Iterable = ()) -> list[dict]:
     """One row per instruction of each kernel source (SassKernelSource or PtxKernelSource);
     `kernels`: the timing model's KernelResults (their `pc_stats`, matched by kernel id)."""
@@ -33,7 +48,7 @@ def per_pc_rows(sources: Iterable, kernels: Iterable = ()) -> list[dict]:
 
     timing = {k.info.kernel_id: k.pc_stats.as_dict() for k in kernels if getattr(k, "pc_stats", None)}
     rows = []
-    for src in sources:
+    for src in kernel_sources(sources):
         counted = timing.get(src.info.kernel_id)
 
         def stats(pc: int, counted: dict | None = counted) -> tuple:
@@ -51,7 +66,7 @@ def per_pc_rows(sources: Iterable, kernels: Iterable = ()) -> list[dict]:
                              "thread_instructions": int(src.thread_count[i]), "issued": issued,
                              "stall_cycles": wait, "ptx_line": ins.line or "",
                              "ptx_instruction": ptx_insts[o].text.strip() if o >= 0 else ""})
-        elif hasattr(src, "kernel") and hasattr(src.kernel, "prog"):
+        else:
             for i, ins in enumerate(src.kernel.prog.insts):
                 pc = i * PC_STRIDE
                 issued, wait = stats(pc)
@@ -59,10 +74,6 @@ def per_pc_rows(sources: Iterable, kernels: Iterable = ()) -> list[dict]:
                 rows.append({**base, "pc": f"{pc:#06x}", "opcode": ins.opcode, "instruction": text,
                              "issue_count": "", "thread_instructions": "", "issued": issued,
                              "stall_cycles": wait, "ptx_line": ins.line or "", "ptx_instruction": text})
-        else:
-            raise InputError(f"kernel {src.info.kernel_id} ({src.info.name}): per-PC statistics need a "
-                             "kernel run by warpsim's PTX emulator (a bundled workload or your PTX/CUDA, in "
-                             "PTX or SASS mode); a trace carries no instruction text")
     return rows
 
 

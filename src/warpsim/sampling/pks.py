@@ -320,7 +320,9 @@ def pks(
         "cancels inside a cluster)" if sw.per_launch else
         "PKS: k is chosen by the projection error on the profile's own times (in-sample, as PKA does)"
     )
-    spread = per_launch_error(np.asarray(g.labels), table.time()) if len(table) else 0.0
+    # with the launch-by-launch criterion the guard's error already is this one
+    spread = g.error if sw.per_launch else (per_launch_error(np.asarray(g.labels), table.time())
+                                            if len(table) else 0.0)
     cancelling = spread > max(target_error, 2 * g.error)
     if cancelling:
         notes.append(

@@ -105,6 +105,7 @@ class ArenaManager:
         self.top_aff = 0
         self.top_static = 0
         self.pc_rows: dict[int, np.ndarray] = {}     # kernel slot -> pc -> static row (-1: none yet)
+        self.first_row: dict[int, int] = {}          # kernel slot -> the static table's top at its launch
         self.max_reg = -1
 
     def new_kernel(self, slot: int) -> None:
@@ -114,12 +115,15 @@ class ArenaManager:
         if not self.bl.info[:, B_LIVE].any():
             self.pc_rows.clear()
             self.top_static = 0
+            self.first_row = dict.fromkeys(self.first_row, 0)
+        self.first_row[slot] = self.top_static
 
     def take_pc_stats(self, slot: int) -> PcStats:
         """The per-PC counts of kernel slot `slot` since its launch, summed by pc; its rows are
-        zeroed (read once, when the kernel retires, before a new launch can reuse the rows)."""
-        top = self.top_static
-        st, ps = self.ar.static[:top], self.ar.pcstat[:top]
+        zeroed (read once, when the kernel retires, before a new launch can reuse the rows). Only the
+        rows added since its launch are read: a run of thousands of launches does not rescan the table."""
+        lo, top = self.first_row.get(slot, 0), self.top_static
+        st, ps = self.ar.static[lo:top], self.ar.pcstat[lo:top]
         rows = np.flatnonzero((st[:, I_SLOT] == slot) & (ps[:, PC_ISSUED] > 0))
         pcs = st[rows, I_PC].astype(np.int64) & 0xFFFFFFFF
         uniq, inv = np.unique(pcs, return_inverse=True)

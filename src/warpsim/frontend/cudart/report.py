@@ -39,15 +39,17 @@ def _app_section(rt) -> dict:
 
 def write_results(rt) -> None:
     s = rt.settings
+    timed = s.mode == "timing" and not rt.sticky
+    commands = timing_commands(rt, rt.gpu) if s.trace_dir or timed else []
     if s.trace_dir:
         from warpsim.frontend.accelsim import write_traces
 
-        path = write_traces(timing_commands(rt, rt.gpu), s.trace_dir)
+        path = write_traces(commands, s.trace_dir)
         sys.stderr.write(f"warpsim: wrote Accel-Sim traces of {len(rt.launches)} launches to {path}\n")
-    if s.mode == "timing" and not rt.sticky:
+    if timed:
         from warpsim.api import simulate
 
-        sim = simulate(timing_commands(rt, rt.gpu), s.gpu, overrides=s.overrides, sample=s.sample,
+        sim = simulate(commands, s.gpu, overrides=s.overrides, sample=s.sample,
                        workload_name=s.program)
         doc = sim.document
         t = doc.get("total", {})
