@@ -59,7 +59,7 @@ def is_trace_target(target: str | Path) -> bool:
 
 def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None = None,
                   seed: int = 0, profile: bool | str = False, isa: str = "ptx",
-                  binary_version: int | None = None, on_launch=None
+                  binary_version: int | None = None, on_launch=None, keyframe_at: int | None = None
                   ) -> tuple[Iterable[Memcpy | KernelSource], str]:
     """Resolve what to simulate: an Accel-Sim trace (kernelslist.g, a .traceg[.xz] or a directory
     holding kernelslist.g) or the name of a bundled workload (run by the PTX emulator in timing mode;
@@ -67,14 +67,17 @@ def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None 
     instruction counts without PKA's memory metrics).
     `isa="sass"` re-expresses emulated kernels as the SASS ptxas emits for `binary_version`
     (docs/sass.md). `on_launch(source, device)` is called before each launch of a bundled workload
-    executes (checkpoint/parallel.py cuts its tasks there). Returns the command stream and a name
-    for the result document."""
+    executes (checkpoint/parallel.py cuts its tasks there). `keyframe_at` (a 0-based launch number)
+    keeps a copy of device memory before that launch, so timing can start there without executing
+    the launches before it again (`fast_forward`; frontend/ptx/replay.py). Returns the command
+    stream and a name for the result document."""
     if isa not in ("ptx", "sass"):
         raise InputError(f"unknown ISA {isa!r} (ptx or sass)")
     if isa == "sass":
         from warpsim.frontend.sass import sass_commands
 
-        commands, name = load_commands(target, size=size, sizes=sizes, seed=seed, profile=profile)
+        commands, name = load_commands(target, size=size, sizes=sizes, seed=seed, profile=profile,
+                                       keyframe_at=keyframe_at)
         return sass_commands(commands, binary_version), name
     path = Path(target)
     if path.is_dir() and (path / "kernelslist.g").is_file():
@@ -96,6 +99,8 @@ def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None 
     wl = get_workload(str(target))
     api = EmulatorApi(wl.ptx_path, mode="timing", profile_timing=profile)
     api.device.launch_listener = on_launch
+    if keyframe_at:
+        api.device.replay().pin_keyframe(keyframe_at)
     run_workload(wl, preset=size, sizes=sizes, seed=seed, api=api, verify=False)
     return list(api.device.commands), wl.name
 
@@ -177,7 +182,8 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
         commands, name = None, None
     elif isinstance(target, str | Path):
         commands, name = load_commands(target, size=size, sizes=sizes, profile=profile_level(sample),
-                                       isa=isa, binary_version=cfg.compute_capability)
+                                       isa=isa, binary_version=cfg.compute_capability,
+                                       keyframe_at=int(fast_forward or 0) or None)
     else:
         commands, name = target, workload_name or "commands"
     if concurrent:

@@ -18,6 +18,8 @@ def _strip(doc: dict) -> dict:
     doc = json.loads(json.dumps(doc))
     for key in ("wall_seconds", "sim_rate_kips"):
         doc["total"].pop(key, None)
+    if doc.get("sampling"):                   # what the run cost, like its wall time: not a result
+        doc["sampling"].pop("replica", None)
     return doc
 
 

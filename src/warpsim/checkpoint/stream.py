@@ -49,6 +49,7 @@ def set_replica_memory(src, heap: np.ndarray, applied: int, where: str) -> None:
     dev.heap[:n] = heap
     dev.top = n
     replay.applied = applied
+    replay.first_open = 0
 
 
 class CommandStream:

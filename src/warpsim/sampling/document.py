@@ -165,11 +165,22 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
         "kernels_stopped_early": len(outcome.kernels),
         "kernels_total": len(ordered),
         "decisions": _decision_counts(outcome),
+        "replica": _replica_summary(sources),
         "notes": list(dict.fromkeys(outcome.notes)),
     }
     from warpsim.results import add_times
 
     return add_times(out)
+
+
+def _replica_summary(sources: list[KernelSource]) -> dict | None:
+    """What bringing the timing replica to the simulated launches cost (frontend/ptx/replay.py):
+    launches executed again functionally, and jumps to a keyframe instead."""
+    replay = next((s.replay for s in sources if getattr(s, "replay", None) is not None), None)
+    if replay is None:
+        return None
+    return {"launches_reexecuted": int(replay.reexecuted), "keyframe_jumps": int(replay.restored),
+            "keyframes": len(replay.frames), "keyframe_bytes": int(replay.frame_bytes)}
 
 
 def _selection_summary(outcome: SampledOutcome) -> dict | None:

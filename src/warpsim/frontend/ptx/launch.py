@@ -271,6 +271,8 @@ class Module:
                               binary_version=self.ast.sm, shmem_base=SHMEM_BASE, local_base=LOCAL_BASE,
                               num_ir_regs=k.num_ir_regs, source_path=self.path,
                               extra={"grid_sync": True} if grid_sync else {})
+            if profile:       # a sampled run: launches it skips are not re-executed (replay.py)
+                self.device.replay().keyframes = True
             src = PtxKernelSource(info, k, kp, shared_bytes, self.device.replay(),
                                   per if grid_sync else max(1, min(per, 8)), self.compiled(k))
             src.ptx_text = self.text

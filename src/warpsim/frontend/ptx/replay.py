@@ -11,15 +11,54 @@ plus the host's writes after the first launch, whatever the number of launches.
 
 Kernels that sampling skips (never asked for CTAs) or stops early are still executed functionally
 before any later launch of the same stream runs, so later kernels see the results they depend on.
+
+That second execution of skipped launches is what a sampled run of a many-launch program paid most
+for (rodinia/gaussian at standard, Photon: 1,946 launches re-executed, 73 s of 284). So a sampled run
+(`keyframes=True`) also keeps *keyframes*: copies of the live device memory taken just before some
+launches, at most `WARPSIM_KEYFRAME_GB` of them (default: an eighth of the available memory, at most
+2 GB; 0 turns them off). The replica jumps to the latest keyframe at or before the launch it needs
+instead of re-executing everything skipped since its position. Keyframes are spaced by the
+functional time the live launches took (one after at least `gap` seconds of them, initially eight
+times what copying one costs, so copies stay a small share of the run, and `stride` launches), and
+when they outgrow the budget every other one is dropped and both doubled, so they stay spread over
+the whole run. A keyframe holds exactly the memory the replayed launches would have produced, so
+results are identical with or without them (test).
 """
 
 from __future__ import annotations
 
+import bisect
+import os
+import time
 from collections.abc import Callable, Iterator
 
 import numpy as np
 
 PENDING, RUNNING, DONE = 0, 1, 2
+KEYFRAME_ENV = "WARPSIM_KEYFRAME_GB"
+_KEYFRAME_DEFAULT_CAP = 2 << 30
+_COPY_BYTES_PER_S = 1e9             # copying into fresh pages (faults included), conservatively
+_COPY_SHARE = 8                     # at least 8x a keyframe's copy time of launches between two
+
+
+def keyframe_budget() -> int:
+    """Bytes of keyframes a sampled run may keep: WARPSIM_KEYFRAME_GB, else an eighth of the
+    available memory, at most 2 GB."""
+    env = os.environ.get(KEYFRAME_ENV)
+    if env is not None:
+        from warpsim.errors import InputError
+
+        try:
+            gb = float(env)
+        except ValueError:
+            raise InputError(f"{KEYFRAME_ENV}={env!r} is not a number of gigabytes") from None
+        if gb < 0:
+            raise InputError(f"{KEYFRAME_ENV}={env!r} must be >= 0")
+        return int(gb * (1 << 30))
+    from warpsim.timing.arena import _available_bytes
+
+    avail = _available_bytes()
+    return _KEYFRAME_DEFAULT_CAP if avail is None else min(_KEYFRAME_DEFAULT_CAP, avail // 8)
 
 
 class Replay:
@@ -34,6 +73,19 @@ class Replay:
         # writes: they are found by comparing with the memory as the previous launch left it
         self.diff_writes = bool(getattr(live, "untracked_writes", False))
         self.shadow: np.ndarray | None = None
+        self.first_open = 0                   # every launch before this one is DONE on the replica
+        # keyframes (sampled runs): (launch #, live memory just before it); see the module docstring
+        self.keyframes = False
+        self.frames: list[tuple[int, np.ndarray]] = []
+        self.pinned: set[int] = set()          # launches that get a keyframe whatever the budget
+        self.frame_bytes = 0
+        self.frame_budget: int | None = None
+        self.frame_gap = 0.0                  # functional seconds between keyframes (grows by thinning)
+        self.frame_stride = 1                 # and launches between them (doubles by thinning)
+        self.work_since = 0.0                 # functional seconds of live launches since the last one
+        self._launch_started: float | None = None
+        self.reexecuted = 0                   # launches the replica ran functionally (not simulated)
+        self.restored = 0                     # jumps to a keyframe
 
     @classmethod
     def over_image(cls, heap: np.ndarray, top: int) -> Replay:
@@ -58,15 +110,55 @@ class Replay:
             self.base = self.live.heap[:self.live.top].copy()
             self.dev.heap[:self.base.size] = self.base
             self.dev.top = self.base.size
-        elif self.diff_writes and self.shadow is not None:
-            self._journal_differences()
+        else:
+            if self.diff_writes and self.shadow is not None:
+                self._journal_differences()
+            if self.keyframes or len(self.sources) in self.pinned:
+                self._maybe_keyframe(len(self.sources))
         self.sources.append(source)
+        self._launch_started = time.perf_counter()
         return len(self.sources) - 1
 
     def after_launch(self) -> None:
         """The live device as the functional run of the latest launch left it (diffing devices only)."""
+        if self._launch_started is not None:
+            self.work_since += time.perf_counter() - self._launch_started
+            self._launch_started = None
         if self.diff_writes:
             self.shadow = self.live.heap[:self.live.top].copy()
+
+    def pin_keyframe(self, seq: int) -> None:
+        """Keep a keyframe before launch `seq` (0-based) whatever the budget: where a run starts
+        timing after launches it only executes (`--fast-forward`)."""
+        self.pinned.add(int(seq))
+
+    def _maybe_keyframe(self, seq: int) -> None:
+        """Keep the live memory before launch `seq` if it is pinned, or if enough functional work ran
+        since the last keyframe (more than copying it costs, and at least the current gap) over at
+        least the current stride of launches."""
+        top = self.live.top
+        if seq in self.pinned:
+            self.frames.append((seq, self.live.heap[:top].copy()))
+            return
+        if self.frame_budget is None:
+            self.frame_budget = keyframe_budget()
+            self.frame_gap = _COPY_SHARE * top / _COPY_BYTES_PER_S
+        if top > self.frame_budget or self.work_since < self.frame_gap:
+            return
+        if self.frames and seq - self.frames[-1][0] < self.frame_stride:
+            return
+        self.frames.append((seq, self.live.heap[:top].copy()))
+        self.frame_bytes += top
+        self.work_since = 0.0
+        while self.frame_bytes > self.frame_budget:
+            kept = [f for f in self.frames if f[0] not in self.pinned]
+            if len(kept) <= 1:
+                break
+            drop = {k for k, _ in kept[0::2]}         # every other one: the spacing doubles
+            self.frames = [f for f in self.frames if f[0] not in drop]
+            self.frame_bytes = sum(f.size for k, f in self.frames if k not in self.pinned)
+            self.frame_gap *= 2
+            self.frame_stride *= 2
 
     def _journal_differences(self, page: int = 4096) -> None:
         top = self.live.top
@@ -97,6 +189,7 @@ class Replay:
         self.dev.heap[:self.base.size] = self.base
         self.dev.top = self.base.size
         self.applied = 0
+        self.first_open = 0
         for s in self.sources:
             s.state = PENDING
             s.next_cta = 0
@@ -104,24 +197,75 @@ class Replay:
     def prepare(self, source) -> None:
         """Bring the replica to the state of `source`'s launch."""
         seq = source.seq
-        for j in range(seq):
+        j = min(self.first_open, seq)
+        while j < seq and self.sources[j].state == DONE:
+            j += 1
+        self.first_open = j
+        keys = [k for k, _ in self.frames]
+        blocked = -1                          # a launch found not pending by the last jump attempt
+        while j < seq:
             other = self.sources[j]
+            if keys and j > blocked and other.state == PENDING:
+                k, blocked = self._jump(j, seq, keys)
+                if k > j:
+                    j = k
+                    continue
             self._apply(j)
             if other.state == PENDING or (other.state == RUNNING and other.info.stream == source.info.stream):
+                if other.state == PENDING:
+                    self.reexecuted += 1
                 other.finish()
+            j += 1
         self._apply(seq)
 
-    def _apply(self, seq: int) -> None:
+    def _jump(self, first: int, seq: int, keys: list[int]) -> tuple[int, int]:
+        """Restore the latest keyframe k in (first, seq] such that launches first..k-1 are all
+        pending on the replica and no launch is partly run there (restoring would lose the CTAs it
+        ran, or run them twice). Returns where the replay goes on (k, or `first` if none fits) and
+        the launch before which no other jump is worth trying."""
+        i = bisect.bisect_right(keys, seq) - 1
+        if i < 0 or keys[i] <= first:
+            return first, seq
+        stream = self.sources[seq].info.stream
+        for j in range(self.first_open, len(self.sources)):
+            other = self.sources[j]
+            if other.state == RUNNING:          # this prepare finishes it only on the same stream
+                return first, j if j < seq and other.info.stream == stream else len(self.sources)
+        for j in range(first, keys[i]):
+            if self.sources[j].state != PENDING:
+                i = bisect.bisect_right(keys, j) - 1
+                if i < 0 or keys[i] <= first:
+                    return first, j
+                break
+        k, image = self.frames[i]
         dev = self.dev
-        live_top = self.live.top
-        if dev.heap.size < live_top:
+        self._grow(image.size)
+        dev.heap[image.size:max(dev.top, image.size)] = 0
+        dev.heap[:image.size] = image
+        dev.top = image.size
+        self.applied = bisect.bisect_right([entry[0] for entry in self.journal], k)
+        for j in range(first, k):
+            self.sources[j].state = DONE
+        if first == self.first_open:
+            self.first_open = k
+        self.restored += 1
+        return k, k
+
+    def _grow(self, size: int) -> None:
+        dev = self.dev
+        if dev.heap.size < size:
             cap = dev.heap.size
-            while cap < live_top:
+            while cap < size:
                 cap *= 2
             grown = np.zeros(cap, dtype=np.uint8)
             grown[:dev.top] = dev.heap[:dev.top]
             dev.heap = grown
             dev._views.clear()
+
+    def _apply(self, seq: int) -> None:
+        dev = self.dev
+        live_top = self.live.top
+        self._grow(live_top)
         dev.top = max(dev.top, live_top)
         while self.applied < len(self.journal) and self.journal[self.applied][0] <= seq:
             _, off, raw = self.journal[self.applied]
