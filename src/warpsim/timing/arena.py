@@ -143,7 +143,8 @@ class ArenaManager:
              wp: Warps, ct: Ctas, block_ids_of=None) -> None:
         """Copy CTAs into the arena as blocks `block_ids` (one per CTA). `block_ids_of` (sampling's
         basic-block log only) maps a warp's pcs to block id + 1 where a basic block starts, else 0."""
-        if block_ids_of is None and all(isinstance(c, PackedCta) for c in ctas):
+        per_pc = block_ids_of is None or getattr(block_ids_of, "per_pc", False)
+        if per_pc and all(isinstance(c, PackedCta) for c in ctas):
             warps: list = [c.cols for c in ctas]          # CTA-wide columns: one piece per CTA
             lens = np.concatenate([c.warp_lengths for c in ctas]) if ctas else np.zeros(0, np.int64)
             arows = np.concatenate([c.warp_rows for c in ctas]) if ctas else np.zeros(0, np.int64)
@@ -170,8 +171,9 @@ class ArenaManager:
         self._make_room(need_i, need_a, need_f, wp, ct)
         i0, a0, f0 = self.top_inst, self.top_addr, self.top_aff
         if need_i:
-            bb = np.zeros(0, np.int32) if block_ids_of is None else _block_marks(warps, block_ids_of)
-            sid = self._intern(kernel_slot, cat("pc"), cat("kind"), cat("unit"), cat("lat"), cat("flags"),
+            pcs = cat("pc")
+            bb = np.zeros(0, np.int32) if block_ids_of is None else _block_marks(warps, block_ids_of, pcs)
+            sid = self._intern(kernel_slot, pcs, cat("kind"), cat("unit"), cat("lat"), cat("flags"),
                                cat("width"), cat("dst"), cat("src"), bb)
             ar = self.ar
             _write_rows(ar.inst, ar.addr, ar.aff, i0, a0, f0, lens, arows, sid, cat("space"), mask, mem_row,
@@ -466,9 +468,11 @@ def _move_down(rows, starts, lengths, new_starts) -> None:
                 rows[d + i, :] = rows[s + i, :]
 
 
-def _block_marks(warps, block_ids_of) -> np.ndarray:
-    """I_BB column of the loaded instructions: block id + 1 where an instruction starts a basic
-    block, 0 elsewhere (the first instruction of every warp always starts one)."""
+def _block_marks(warps, block_ids_of, pcs: np.ndarray) -> np.ndarray:
+    """I_BB column of the loaded instructions (`pcs`: theirs, warps concatenated): block id + 1
+    where an instruction starts a basic block, 0 elsewhere."""
+    if getattr(block_ids_of, "per_pc", False):
+        return np.asarray(block_ids_of(pcs), dtype=np.int32)
     out = []
     for w in warps:
         m = np.asarray(block_ids_of(w), dtype=np.int32)

@@ -12,9 +12,10 @@ import numpy as np
 
 
 def block_marker(src) -> Callable:
-    """pcs -> basic-block id + 1 at block starts (0 elsewhere) for the block log. The blocks are
-    the functional profile's (ids index its BBVs) when the launch has one; otherwise a block
-    starts after each branch, barrier or exit and is identified by its start pc."""
+    """warp -> basic-block id + 1 at block starts (0 elsewhere) for the block log. The blocks are
+    the functional profile's (ids index its BBVs) when the launch has one, and the marker then
+    takes the pcs of any number of warps at once (`per_pc`); otherwise a block starts after each
+    branch, barrier or exit and is identified by its start pc."""
     from warpsim.ir.kinds import InstKind
 
     prof = getattr(src, "profile", None)
@@ -23,11 +24,12 @@ def block_marker(src) -> Callable:
         order = np.argsort(pcs, kind="stable")
         spcs = pcs[order]
 
-        def by_profile(w) -> np.ndarray:
-            pc = np.asarray(w.pc, dtype=np.int64)
+        def by_profile(pcs) -> np.ndarray:
+            pc = np.asarray(pcs, dtype=np.int64)
             pos = np.minimum(np.searchsorted(spcs, pc), len(spcs) - 1)
             hit = spcs[pos] == pc
             return np.where(hit, order[pos] + 1, 0)
+        by_profile.per_pc = True     # a function of the pcs alone: one call over a whole load
         return by_profile
     ends = (int(InstKind.BRANCH), int(InstKind.BARRIER), int(InstKind.EXIT))
 
