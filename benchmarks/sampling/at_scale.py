@@ -99,6 +99,7 @@ def row(workload: str, kind: str, method: str, full: dict, prov: dict, run: dict
             "speedup": prov["wall_seconds_end_to_end"] / run["wall"], "wall": run["wall"],
             "fraction": tot.get("simulated_fraction", 1.0),
             "covered": None if ci is None else bool(ci[0] <= fc <= ci[1]),
+            "replica": (run["document"].get("sampling") or {}).get("replica"),
             "other_host": prov.get("host") != platform.node()}
 
 
@@ -128,16 +129,19 @@ def markdown(rows: list[dict], args, digest: str, reused: dict[str, bool],
            "'CI covers' = the 95 % interval of the total contains the full result (methods without an "
            f"interval: '-'). Model digest {digest}.", "",
            "| workload | method | cycles | full cycles | error % | speedup | warp insts simulated "
-           "| CI covers | reference |", "|---|---|---:|---:|---:|---:|---:|---|---|"]
+           "| CI covers | launches re-executed / keyframe jumps | reference |",
+           "|---|---|---:|---:|---:|---:|---:|---|---|---|"]
     for r in rows:
         ref = "cached" if reused[r["workload"]] else "computed"
         ref += " (other host)" if r["other_host"] else ""
         other = (ref_digest or {}).get(r["workload"])
         ref += f" (model {other})" if other and other != digest else ""
         cov = "-" if r["covered"] is None else ("yes" if r["covered"] else "no")
+        rep = r.get("replica")
+        rep_s = f"{rep['launches_reexecuted']} / {rep['keyframe_jumps']}" if rep else "-"
         out.append(f"| {r['workload']} | {r['method']} | {r['cycles']:,} | {r['full']:,} "
                    f"| {r['error']:+.2f} | {r['speedup']:.2f}x | {100 * r['fraction']:.1f} % "
-                   f"| {cov} | {ref} |")
+                   f"| {cov} | {rep_s} | {ref} |")
     return "\n".join(out + [""] + summary(rows)) + "\n"
 
 

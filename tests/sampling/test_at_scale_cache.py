@@ -62,3 +62,21 @@ def test_model_digest_covers_the_timing_model(tmp_path):
     assert bench.model_digest(src) == d0
     (src / "timing" / "core.py").write_text("a = 2\n")
     assert bench.model_digest(src) != d0
+
+
+def test_an_accepted_digest_reuses_a_reference_made_before_a_change(tmp_path, monkeypatch):
+    bench = _bench()
+    args = ("rodinia/gaussian", "tiny", "QV100", "hierarchy")
+    calls = []
+
+    def fake(target, gpu, **kw):
+        calls.append(target)
+        return _Doc(5000 + len(calls))
+
+    monkeypatch.setattr(warpsim.api, "simulate", fake)
+    bench.full_reference(*args, tmp_path, "old")
+    doc, prov, reused = bench.full_reference(*args, tmp_path, "new", accept=("old",))
+    assert reused and doc["total"]["cycles"] == 5001 and prov["model_digest"] == "old"
+    assert len(calls) == 1
+    _, _, reused2 = bench.full_reference(*args, tmp_path, "new", accept=("other",))
+    assert not reused2 and len(calls) == 2                        # not accepted: recomputed
