@@ -239,3 +239,24 @@ def test_fast_forward_pins_the_first_timed_launch():
     assert [k for k, _ in rep.frames] == [3] and not rep.keyframes
     list(sources[3].iter_ctas())
     assert rep.restored == 1 and rep.reexecuted == 0
+
+
+def test_keyframes_are_spaced_by_instructions_so_a_run_keeps_the_same_ones():
+    def frames() -> list[int]:
+        dev = Device()
+        mod = load_ptx(STEP, device=dev)
+        arr = dev.to_device(np.arange(N, dtype=np.uint32))
+        rep = dev.replay()
+        rep.keyframes = True
+        for i in range(30):
+            if i == 1:
+                rep.frame_budget = 1 << 30
+                rep.frame_gap = 3 * N * 14     # about three launches of N threads x 14 instructions
+            mod.launch("step", 3, 256, [arr, N], mode="timing", profile="light")
+        return [k for k, _ in rep.frames]
+
+    # a launch executes about 13,000 thread instructions (700 threads, 18-19 each by the path they
+    # take), so three launches pass the gap of 29,400 and two do not
+    first = frames()
+    assert first == list(range(3, 30, 3))
+    assert first == frames()

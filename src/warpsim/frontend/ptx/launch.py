@@ -280,9 +280,10 @@ class Module:
                 self.device.launch_listener(src, self.device)
             if profile:
                 kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc, sectors=profile != "light")
+                work = int(kprof.counters.get("thread_insts", 0))
             else:
-                self._run(k, g, b, kp, shared_bytes, per, None)
-            self.device.replay().after_launch()
+                work = int(self._run(k, g, b, kp, shared_bytes, per, None))
+            self.device.replay().after_launch(work)
             if profile:
                 src.profile = kprof
             self.device.commands.append(src)

@@ -18,9 +18,10 @@ for (rodinia/gaussian at standard, Photon: 1,946 launches re-executed, 73 s of 2
 launches, at most `WARPSIM_KEYFRAME_GB` of them (default: an eighth of the available memory, at most
 2 GB; 0 turns them off). The replica jumps to the latest keyframe at or before the launch it needs
 instead of re-executing everything skipped since its position. Keyframes are spaced by the
-functional time the live launches took (one after at least `gap` seconds of them, initially eight
-times what copying one costs, so copies stay a small share of the run, and `stride` launches), and
-when they outgrow the budget every other one is dropped and both doubled, so they stay spread over
+functional work of the live launches (one after at least `gap` thread instructions of them,
+initially about eight times what a copy costs, so copies stay a small share of the run, and
+`stride` launches; instructions, not seconds, so the same run keeps the same keyframes), and when
+they outgrow the budget every other one is dropped and both doubled, so they stay spread over
 the whole run. A keyframe holds exactly the memory the replayed launches would have produced, so
 results are identical with or without them (test).
 """
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import time
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -37,8 +37,11 @@ import numpy as np
 PENDING, RUNNING, DONE = 0, 1, 2
 KEYFRAME_ENV = "WARPSIM_KEYFRAME_GB"
 _KEYFRAME_DEFAULT_CAP = 2 << 30
-_COPY_BYTES_PER_S = 1e9             # copying into fresh pages (faults included), conservatively
-_COPY_SHARE = 8                     # at least 8x a keyframe's copy time of launches between two
+# Keyframes are spaced by the live launches' thread instructions (deterministic, unlike their wall
+# time): copying a byte into fresh pages (faults included) takes about 1 ns, as long as the compiled
+# engine takes for 0.3 thread instructions (0.3-0.8 G/s measured); at least 8x a keyframe's copy
+# time of launches between two keeps the copies a small share of the run.
+_INSTS_PER_BYTE = 8 * 0.3
 
 
 def keyframe_budget() -> int:
@@ -80,10 +83,9 @@ class Replay:
         self.pinned: set[int] = set()          # launches that get a keyframe whatever the budget
         self.frame_bytes = 0
         self.frame_budget: int | None = None
-        self.frame_gap = 0.0                  # functional seconds between keyframes (grows by thinning)
+        self.frame_gap = 0.0                  # thread instructions between keyframes (doubles by thinning)
         self.frame_stride = 1                 # and launches between them (doubles by thinning)
-        self.work_since = 0.0                 # functional seconds of live launches since the last one
-        self._launch_started: float | None = None
+        self.work_since = 0                   # thread instructions of live launches since the last one
         self.reexecuted = 0                   # launches the replica ran functionally (not simulated)
         self.restored = 0                     # jumps to a keyframe
 
@@ -116,14 +118,12 @@ class Replay:
             if self.keyframes or len(self.sources) in self.pinned:
                 self._maybe_keyframe(len(self.sources))
         self.sources.append(source)
-        self._launch_started = time.perf_counter()
         return len(self.sources) - 1
 
-    def after_launch(self) -> None:
-        """The live device as the functional run of the latest launch left it (diffing devices only)."""
-        if self._launch_started is not None:
-            self.work_since += time.perf_counter() - self._launch_started
-            self._launch_started = None
+    def after_launch(self, thread_instructions: int = 0) -> None:
+        """The latest launch ran on the live device, executing `thread_instructions` (keyframe
+        spacing); the live device as it left it (diffing devices only)."""
+        self.work_since += int(thread_instructions)
         if self.diff_writes:
             self.shadow = self.live.heap[:self.live.top].copy()
 
@@ -142,14 +142,14 @@ class Replay:
             return
         if self.frame_budget is None:
             self.frame_budget = keyframe_budget()
-            self.frame_gap = _COPY_SHARE * top / _COPY_BYTES_PER_S
+            self.frame_gap = _INSTS_PER_BYTE * top
         if top > self.frame_budget or self.work_since < self.frame_gap:
             return
         if self.frames and seq - self.frames[-1][0] < self.frame_stride:
             return
         self.frames.append((seq, self.live.heap[:top].copy()))
         self.frame_bytes += top
-        self.work_since = 0.0
+        self.work_since = 0
         while self.frame_bytes > self.frame_budget:
             kept = [f for f in self.frames if f[0] not in self.pinned]
             if len(kept) <= 1:
