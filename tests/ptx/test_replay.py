@@ -5,37 +5,13 @@ from __future__ import annotations
 import tracemalloc
 
 import numpy as np
+from elementwise import elementwise_ptx
 
 from warpsim.frontend.ptx.memory import Device
 from warpsim.frontend.ptx.replay import DONE, PENDING
 from warpsim.host import load_ptx
 
-INC = """
-.version 8.0
-.target sm_75
-.address_size 64
-.visible .entry inc(.param .u64 p, .param .u32 n)
-{
-  .reg .b32 %r<6>;
-  .reg .b64 %rd<4>;
-  .reg .pred %p;
-  ld.param.u64 %rd1, [p];
-  ld.param.u32 %r1, [n];
-  mov.u32 %r2, %tid.x;
-  mov.u32 %r3, %ctaid.x;
-  mov.u32 %r4, %ntid.x;
-  mad.lo.s32 %r2, %r3, %r4, %r2;
-  setp.ge.u32 %p, %r2, %r1;
-  @%p bra DONE;
-  mul.wide.u32 %rd2, %r2, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.u32 %r5, [%rd3];
-  add.s32 %r5, %r5, 1;
-  st.global.u32 [%rd3], %r5;
-DONE:
-  ret;
-}
-"""
+INC = elementwise_ptx("inc", "  add.s32 %r5, %r5, 1;")
 
 
 def _launches(n_launch: int, n: int):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from elementwise import elementwise_ptx
 
 from warpsim.errors import InputError
 from warpsim.frontend.ptx.memory import Device
@@ -13,26 +14,7 @@ from warpsim.host import load_ptx
 
 # one Collatz step per launch: the branch each lane takes depends on the value the previous
 # launches left, so a replica holding the wrong memory records other masks and other values
-STEP = """
-.version 8.0
-.target sm_75
-.address_size 64
-.visible .entry step(.param .u64 p, .param .u32 n)
-{
-  .reg .b32 %r<8>;
-  .reg .b64 %rd<4>;
-  .reg .pred %p<3>;
-  ld.param.u64 %rd1, [p];
-  ld.param.u32 %r1, [n];
-  mov.u32 %r2, %tid.x;
-  mov.u32 %r3, %ctaid.x;
-  mov.u32 %r4, %ntid.x;
-  mad.lo.s32 %r2, %r3, %r4, %r2;
-  setp.ge.u32 %p1, %r2, %r1;
-  @%p1 bra DONE;
-  mul.wide.u32 %rd2, %r2, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.u32 %r5, [%rd3];
+STEP = elementwise_ptx("step", """
   and.b32 %r6, %r5, 1;
   setp.eq.u32 %p2, %r6, 1;
   @%p2 bra ODD;
@@ -40,12 +22,7 @@ STEP = """
   bra.uni STORE;
 ODD:
   mad.lo.u32 %r5, %r5, 3, 1;
-STORE:
-  st.global.u32 [%rd3], %r5;
-DONE:
-  ret;
-}
-"""
+STORE:""")
 N = 700
 
 
