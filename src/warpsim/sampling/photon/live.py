@@ -208,23 +208,24 @@ class PhotonController:
         brows = brows[np.isin(brows[:, BL_KERNEL], slots)]
         t = np.concatenate([wrows[:, WL_FINISH], brows[:, BL_CYCLE]])
         kind = np.concatenate([np.zeros(len(wrows), np.int64), np.ones(len(brows), np.int64)])
-        order = np.lexsort((kind, t))
+        order = np.lexsort((kind, t)).tolist()
         nw = len(wrows)
+        wl, bl = wrows.tolist(), brows.tolist()     # Python ints: no numpy scalar per field
         for x in order:
             if x < nw:
-                r = wrows[x]
-                w = self.watch.get(int(r[WL_KERNEL]))
+                r = wl[x]
+                w = self.watch.get(r[WL_KERNEL])
                 if w is not None:
-                    self._warp_done(w, int(r[WL_WARP]), int(r[WL_CTA]), int(r[WL_ISSUE]), int(r[WL_FINISH]))
+                    self._warp_done(w, r[WL_WARP], r[WL_CTA], r[WL_ISSUE], r[WL_FINISH])
             else:
-                r = brows[x - nw]
-                w = self.watch.get(int(r[BL_KERNEL]))
+                r = bl[x - nw]
+                w = self.watch.get(r[BL_KERNEL])
                 if w is not None and w.bb is not None:
-                    g, cyc = int(r[BL_WARP]), int(r[BL_CYCLE])
+                    g, cyc = r[BL_WARP], r[BL_CYCLE]
                     prev = w.open_blocks.get(g)
                     if prev is not None:
                         w.bb.observe(prev[0], prev[1], cyc)
-                    w.open_blocks[g] = (int(r[BL_BLOCK]), cyc)
+                    w.open_blocks[g] = (r[BL_BLOCK], cyc)
         if newest is not None:
             for w in self.watch.values():
                 self._release_in_issue_order(w, newest)
