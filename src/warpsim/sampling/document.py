@@ -176,7 +176,9 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
 def _replica_summary(sources: list[KernelSource]) -> dict | None:
     """What bringing the timing replica to the simulated launches cost (frontend/ptx/replay.py):
     launches executed again functionally, and jumps to a keyframe instead."""
-    replay = next((s.replay for s in sources if getattr(s, "replay", None) is not None), None)
+    replays = (getattr(s, "replay", None) or getattr(getattr(s, "ptx_source", None), "replay", None)
+               for s in sources)              # SASS sources wrap the replayed PTX launch
+    replay = next((r for r in replays if r is not None), None)
     if replay is None:
         return None
     return {"launches_reexecuted": int(replay.reexecuted), "keyframe_jumps": int(replay.restored),
