@@ -243,7 +243,7 @@ class Replay:
         dev.heap[image.size:max(dev.top, image.size)] = 0
         dev.heap[:image.size] = image
         dev.top = image.size
-        self.applied = bisect.bisect_right([entry[0] for entry in self.journal], k)
+        self.applied = bisect.bisect_right(self.journal, k, key=lambda entry: entry[0])   # tags ascend
         for j in range(first, k):
             self.sources[j].state = DONE
         if first == self.first_open:
