@@ -70,6 +70,14 @@ class ProgressTracker:
         if self.inner is not None:
             self.inner.on_launch(view)
 
+    def admit(self, cmd, results) -> bool:
+        ask = getattr(self.inner, "admit", None)
+        if ask is None or ask(cmd, results):
+            return True
+        if self.kernels_total:
+            self.kernels_total -= 1       # a skipped launch is not waited for
+        return False
+
     def wants_block_log(self, info, wave: int) -> bool:
         ask = getattr(self.inner, "wants_block_log", None)
         return True if ask is None else bool(ask(info, wave))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.stats import t as student_t
 
 from warpsim.api import load_commands, simulate
 from warpsim.config import load_gpu
@@ -52,14 +53,22 @@ def test_reused_kernels_take_their_groups_mean_cpi_after_the_launch_latency(mlp_
     for first, members in groups.items():
         sims = [m for m in members if m["auto"]["action"] != "reused"]
         expect_sims = [members[i * len(members) // len(sims)] for i in range(len(sims))]
-        if len(members) >= 4:                 # checked groups: the first and the middle launch
-            assert len(sims) == 2
-        assert [m["id"] for m in sims] == [m["id"] for m in expect_sims]   # first, then evenly spaced
+        if 4 <= len(members) < 8:             # checked groups: the first and the middle launch
+            assert [m["id"] for m in sims[:2]] == [m["id"] for m in expect_sims[:2]]
+        elif len(members) >= 8:               # and extra checks in the second half, when needed
+            extra = {members[len(members) * j // 16]["id"] for j in range(9, 16)}
+            assert [m["id"] for m in sims[:2]] == [members[0]["id"], members[len(members) // 2]["id"]]
+            assert {m["id"] for m in sims[2:]} <= extra
+        else:
+            assert [m["id"] for m in sims] == [m["id"] for m in expect_sims]
         cpis[first] = [(s["cycles"] - lat) / s["warp_instructions"] for s in sims]
         points[first] = [(s["warp_instructions"], s["cycles"]) for s in sims]
-    own = [float(np.std(c, ddof=1) / np.mean(c)) for c in cpis.values() if len(c) >= 2]
+    own = {f: float(np.std(c, ddof=1) / np.mean(c)) for f, c in cpis.items() if len(c) >= 2}
     assert own, "at least one group is checked with a second launch"
-    pooled = math.sqrt(float(np.mean(np.square(own))))
+    pooled = math.sqrt(float(np.mean(np.square(list(own.values())))))
+    var4 = sum(v ** 4 / (len(cpis[f]) - 1) for f, v in own.items())
+    dof = sum(v ** 2 for v in own.values()) ** 2 / var4 if var4 else sum(len(cpis[f]) - 1 for f in own)
+    pooled_width = float(student_t.ppf(0.975, dof)) * pooled
     reused = 0
     for first, members in groups.items():
         for m in (x for x in members if x["auto"]["action"] == "reused"):
@@ -73,9 +82,11 @@ def test_reused_kernels_take_their_groups_mean_cpi_after_the_launch_latency(mlp_
                 expect = lat + float(np.mean(c)) * m["warp_instructions"]
             assert abs(m["cycles"] - expect) <= 0.5 + 1e-9 * expect     # rounded to whole cycles
             assert m["represented_by"] == first and by_id[first]["provenance"] == "simulated"
-            spread = max(float(np.std(c, ddof=1) / np.mean(c)) if len(c) >= 2 else 0.0, pooled)
+            width = pooled_width
+            if first in own:
+                width = max(float(student_t.ppf(0.975, len(c) - 1)) * own[first], pooled_width)
             lo, hi = m["auto"]["ci95_cycles"]
-            assert math.isclose(hi - lo, 2 * 1.96 * spread * (expect - lat) * math.sqrt(1 + 1 / len(c)),
+            assert math.isclose(hi - lo, 2 * width * (expect - lat) * math.sqrt(1 + 1 / len(c)),
                                 rel_tol=1e-6, abs_tol=1.0)
     assert reused > 0                      # train_mlp repeats its layers
 
@@ -143,14 +154,24 @@ def test_reuse_rules_and_intervals_by_hand():
     assert all(math.isclose(cyc[k], 1110.0) for k in (2, 3, 5, 6))
     assert math.isclose(cyc[8], 2050.0) and math.isclose(cyc[10], 1950.0)
     assert math.isclose(proj.total, 1100 + 1120 + 2100 + 2000 + 4 * 1110 + 2050 + 1950)
+    # spreads: own CPIs 1.00, 1.02 (group 1) and 1.0, 1.1875 (group 7), one degree of freedom each;
+    # pooled: root mean square, Welch-Satterthwaite degrees of freedom (1.027: one group dominates);
+    # each group takes the wider of t x own and t x pooled (t = 12.706 for one degree of freedom)
     own1 = float(np.std([1.0, 1.02], ddof=1) / 1.01)
     own7 = float(np.std([1.0, 1.1875], ddof=1) / np.mean([1.0, 1.1875]))
     pooled = math.sqrt((own1 ** 2 + own7 ** 2) / 2)
-    s1, s7 = max(own1, pooled), max(own7, pooled)
-    assert math.isclose(dec[2].ci95[1] - 1110, 1.96 * s1 * 1010 * math.sqrt(1.5))
-    var = (s1 ** 2 * ((4 * 1010) ** 2 / 2 + 4 * 1010 ** 2)
-           + s7 ** 2 * ((1950 + 1850) ** 2 / 2 + 1950 ** 2 + 1850 ** 2))
-    assert math.isclose((proj.ci95[1] - proj.ci95[0]) / 2, 1.96 * math.sqrt(var))
+    dof = (own1 ** 2 + own7 ** 2) ** 2 / (own1 ** 4 + own7 ** 4)
+    assert math.isclose(dof, 1.0267, rel_tol=1e-4)
+    t1, tp = float(student_t.ppf(0.975, 1)), float(student_t.ppf(0.975, dof))
+    assert math.isclose(t1, 12.706, rel_tol=1e-4) and math.isclose(tp, 11.952, rel_tol=1e-4)
+    w1 = max(t1 * own1, tp * pooled)          # pooled: 11.95 x 8.63 % against 12.71 x 1.40 %
+    w7 = max(t1 * own7, tp * pooled)          # own: 12.71 x 12.1 %
+    assert w1 == tp * pooled and w7 == t1 * own7
+    assert math.isclose(dec[2].ci95[1] - 1110, w1 * 1010 * math.sqrt(1.5))
+    assert "t = 11.95" in dec[2].why and "pooled" in dec[2].why and "own group" in dec[8].why
+    var = (w1 ** 2 * ((4 * 1010) ** 2 / 2 + 4 * 1010 ** 2)
+           + w7 ** 2 * ((1950 + 1850) ** 2 / 2 + 1950 ** 2 + 1850 ** 2))
+    assert math.isclose((proj.ci95[1] - proj.ci95[0]) / 2, math.sqrt(var))
 
 
 def test_groups_whose_sizes_vary_also_run_their_last_launch_and_interpolate_piecewise():

@@ -79,12 +79,13 @@ from warpsim.sampling.apply import Projection
 from warpsim.sampling.photon.kernel_sampling import find_match, full_gpu_warps, signature_from_profile
 from warpsim.sampling.photon.live import PhotonController, PhotonParams
 from warpsim.sampling.pkp import KernelProjection, PkpController, PkpParams, project_kernel
+from warpsim.sampling.reuse_checks import ExtraChecks, Z, group_half_width, spreads
 from warpsim.sampling.selection import Selection, Stratum
 from warpsim.timing.occupancy import occupancy
 
-Z = 1.96
 PKP_RATE_WINDOW = 4.0     # mean CTA durations per window of the steady-rate test of a PKP stop
 VERIFY_GROUP = 4          # groups at least this large simulate a second launch to check the CPI
+EXTRA_CHECK_GROUP = 8     # groups at least this large may simulate up to 7 more (plan_candidates)
 
 
 @dataclass
@@ -111,6 +112,8 @@ class AutoPlan:
     latency: float                            # kernel launch latency (cycles), a fixed cost
     intra: set[int] = field(default_factory=set)
     ends: set[int] = field(default_factory=set)   # groups whose last launch also runs (sizes vary)
+    candidates: dict[int, list[int]] = field(default_factory=dict)   # first -> extra checks, in order
+    admitted: set[int] = field(default_factory=set)   # extra checks the run decided to simulate
 
     def simulated_members(self, first: int) -> list[int]:
         """The group's first launch, and when k run, those evenly spaced after it (k = 2: the
@@ -122,8 +125,22 @@ class AutoPlan:
         return out
 
     def reused_members(self, first: int) -> list[int]:
-        sims = set(self.simulated_members(first))
+        sims = set(self.simulated_members(first)) | (set(self.candidates.get(first, ())) & self.admitted)
         return [m for m in self.groups[first] if m not in sims]
+
+    def plan_candidates(self) -> None:
+        """Extra checks for groups of equal sizes with at least EXTRA_CHECK_GROUP launches: evenly
+        spaced over the group's second half, each run only if, when the run reaches it, the group's
+        interval is still wider than the target (`AutoController.admit`). Not for groups whose sizes
+        vary (their reused follow a curve through the simulated launches, not a mean CPI) nor for
+        groups whose launches are sampled inside (their own intervals are the projections')."""
+        for first, members in self.groups.items():
+            sims = self.simulated_members(first)
+            if (len(members) < EXTRA_CHECK_GROUP or first in self.ends or self.simulated[first] < 2
+                    or any(k in self.intra for k in sims)):
+                continue
+            picks = {members[len(members) * j // 16] for j in range(9, 16)} - set(sims)
+            self.candidates[first] = sorted(picks)
 
 
 def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> tuple[AutoPlan, Selection]:
@@ -189,10 +206,17 @@ def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> t
             else:
                 decisions[kid] = Decision(kid, "simulated", f"{role}; {waves:.2f} waves of CTAs "
                                           f"(< {min_waves:g}): full detail", first)
+    plan.plan_candidates()
+    for extra in plan.candidates.values():
+        for kid in extra:
+            decisions[kid].why += ("; an extra check of the group's CPI, simulated only if the group's "
+                                   "interval is still wider than the target when the run reaches it")
     strata = []
     matches = {}
     for first, members in groups.items():
-        sims = np.array(plan.simulated_members(first), dtype=np.int64)
+        # the candidates stay in the timed stream; the run admits or skips each (AutoController.admit)
+        sims = np.array(sorted(plan.simulated_members(first) + plan.candidates.get(first, [])),
+                        dtype=np.int64)
         for m in plan.reused_members(first):
             matches[m] = {"represented_by": first, "ratio": inst[m]}
         strata.append(Stratum(f"auto:{first}", np.array(members, dtype=np.int64), sims,
@@ -221,6 +245,10 @@ class AutoController:
         self.stopped_by: dict[int, str] = {}
         self.pkp_rate: dict[int, tuple[float, float]] = {}   # (steady CTA rate, its windows' spread)
         self._kid: dict[int, int] = {}
+        self.extra = ExtraChecks(plan)
+
+    def admit(self, cmd, results) -> bool:
+        return self.extra.admit(cmd, results)
 
     def on_launch(self, view) -> None:
         self._kid[view.slot] = view.info.kernel_id
@@ -341,40 +369,42 @@ def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, Ker
             cycles[kid] = float(max(r.cycles, 0))
             d.ci95 = (cycles[kid], cycles[kid])
             var[kid] = 0.0
+        if d.action == "reused":      # an extra check run without `admit` (parallel tasks run them all)
+            plan.admitted.add(kid)
+            d.action = "simulated"
+            d.why = ("extra check of the group's CPI; simulated because this run does not decide "
+                     "launches in order (parallel tasks run every candidate)")
     lat = plan.latency
-    cpis: dict[int, np.ndarray] = {}
-    own: dict[int, float] = {}
-    for first in plan.groups:
-        sims = plan.simulated_members(first)
-        cpis[first] = np.array([(cycles[k] - lat) / plan.instructions[k] for k in sims
-                                if plan.instructions[k] > 0])
-        c = cpis[first]
-        if len(c) >= 2 and c.mean() > 0:
-            own[first] = float(c.std(ddof=1) / c.mean())
-    pooled = math.sqrt(float(np.mean(np.square(list(own.values()))))) if own else math.inf
+    sims_of = {first: [k for k in members if k in cycles] for first, members in plan.groups.items()}
+    cpis = {first: np.array([(cycles[k] - lat) / plan.instructions[k] for k in sims
+                             if plan.instructions[k] > 0]) for first, sims in sims_of.items()}
+    spread_of = spreads(cpis)
     per_stratum = []
     shared_var = 0.0          # reused groups' variances (their launches' errors are correlated)
     for first, members in plan.groups.items():
-        n = plan.simulated[first]
+        sims = sims_of[first]
+        n = len(sims)
         cpi = float(cpis[first].mean()) if len(cpis[first]) else math.nan
-        spread = max(own.get(first, 0.0), pooled)
-        sims = plan.simulated_members(first)
+        sp = spread_of[first]
         curve = _curve([(plan.instructions[k], cycles[k]) for k in sims])
         total = sum(cycles[k] for k in sims)
-        dev_sum = dev_sq = 0.0
-        for k in plan.reused_members(first):
+        devs = []
+        for k in members:
+            if k in cycles:
+                continue
             c = lat + cpi * plan.instructions[k] if curve is None else max(lat, curve(plan.instructions[k]))
-            h = Z * spread * (c - lat) * math.sqrt(1 + 1 / n)
+            h = sp.quantile * sp.relative * (c - lat) * math.sqrt(1 + 1 / n)
             d = plan.decisions[k]
             d.ci95 = (c - h, c + h)
-            d.why += f" (CPI spread {spread:.2%}, {'own group' if spread == own.get(first) else 'pooled'})"
-            d.flagged = spread > plan.target_error
+            d.why += (f" (CPI spread {sp.relative:.2%}, {sp.source}, from {n} simulated launch(es); "
+                      f"t = {sp.quantile:.2f} for {sp.dof:.3g} degrees of freedom)")
+            d.flagged = sp.relative > plan.target_error
             cycles[k] = c
-            dev_sum += c - lat
-            dev_sq += (c - lat) ** 2
+            devs.append(c - lat)
             total += c
-        if dev_sq > 0:
-            shared_var += spread ** 2 * (dev_sum ** 2 / n + dev_sq)
+        h = group_half_width(sp, devs, n)
+        if h > 0:
+            shared_var += (h / Z) ** 2
         per_stratum.append({"label": f"auto:{first}", "size": len(members), "projected": total})
     for d in plan.decisions.values():
         if d.ci95 is not None and d.action != "simulated":

@@ -187,6 +187,10 @@ def finish(outcome: SampledOutcome, out) -> None:
         from warpsim.sampling.auto import finish_auto
 
         outcome.projection, decisions = finish_auto(*outcome.auto, out, outcome.kernels)
+        ran = {r.info.kernel_id for r in out.kernels}
+        for st in outcome.selection.strata:     # the extra checks the run skipped are not samples
+            st.samples = np.array([k for k in st.samples if int(k) in ran], dtype=np.int64)
+            st.weights = np.ones(len(st.samples))
         outcome.decisions = {k: d.to_dict() for k, d in decisions.items()}
         outcome.notes.extend(outcome.projection.notes)
         return

@@ -414,6 +414,7 @@ class Simulator:
         stream_busy: dict[int, int] = {}
         truncated = False
         stopped_by: str | None = None
+        admit = getattr(controller, "admit", None)
 
         def launch_more(t: int) -> None:
             while nxt[0] is not None:
@@ -427,6 +428,9 @@ class Simulator:
                     if self.running and (self.serial or len(self.running) >= self.kslots
                                          or cmd.info.stream in stream_busy):
                         return
+                    if admit is not None and not admit(cmd, self.results):
+                        nxt[0] = next(pending, None)      # the controller skips it (sampling)
+                        continue
                     if before_launch is not None:
                         before_launch(self, cmd, t)
                     slot = self.launch(cmd, t)
