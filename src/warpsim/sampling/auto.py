@@ -24,10 +24,15 @@ stability signals (online):
    three (none extrapolated past the middle one: rodinia/gaussian standard, whose launches shrink
    with the matrix, +1.31 % -> +1.10 %, and the total's interval now covers the full result).
    Checked groups give the CPI's spread (the relative
-   standard deviation of their simulated launches' CPIs); the spread of a reused kernel is the
-   larger of its group's and the pooled (root-mean-square) spread of all checked groups. If no
-   group has 4 launches, the largest group with at least 2 is checked so the pooled spread exists.
-   A kernel whose interval is wider than the target is still reused, but flagged;
+   standard deviation of their simulated launches' CPIs); a reused kernel's interval takes the
+   wider of its group's spread and the pooled (root-mean-square) spread of all checked groups,
+   each times its own t quantile (below). If no group has 4 launches, the largest group with at
+   least 2 is checked so the pooled spread exists. Groups of 8 or more launches of equal size
+   have up to seven extra checks, evenly spaced over their second half; each is simulated only
+   if, when the timing model reaches it, the group's interval from its launches simulated so far
+   is wider than the target (`reuse_checks.ExtraChecks`, `Controller.admit`), so agreeing
+   launches cost nothing more. A kernel whose interval is still wider than the target is reused,
+   but flagged;
 2. a simulated launch with at least `min_waves` waves of CTAs runs under **intra-kernel
    sampling**: Photon's warp level and PKP both watch it and the first to call it stable stops
    it. Photon's stop needs the CTA rate its projection implies to agree with the rate measured
@@ -37,10 +42,12 @@ stability signals (online):
    phase: polybench/2dconv standard -13.7 %);
 3. every other launch runs in **full detail** (too short for sampling to save time).
 
-Intervals (95 %, z = 1.96), per kernel:
-* reused: z x s x (cycles - launch latency) x sqrt(1 + 1/n), s the relative spread of the CPIs
+Intervals (95 %), per kernel:
+* reused: t x s x (cycles - launch latency) x sqrt(1 + 1/n), s the relative spread of the CPIs
   (above) and n the group's simulated launches: the launch's own deviation from the group's CPI
-  plus the error of the group's mean CPI;
+  plus the error of the group's mean CPI; t is Student's quantile for the spread's degrees of
+  freedom (n - 1 for a group's own; Welch-Satterthwaite for the pooled one), not z = 1.96: a
+  spread from two launches has one degree of freedom (t = 12.7; warpsim.sampling.reuse_checks);
 * Photon warp: (z x hypot(std of the short window's warp durations / sqrt(n) / their mean, w) + m)
   x the projected remainder (cycles after the stop), m the larger relative difference of the rate
   check at the stop (the two measured windows' CTA rates; the projection's implied rate against
@@ -59,7 +66,7 @@ Intervals (95 %, z = 1.96), per kernel:
 The total's interval adds the variances of independent errors: of each projected intra-kernel
 launch, and of each group of reused launches, whose errors are not independent: they share the
 group's mean CPI, so that part of their error adds linearly. A group whose reused launches have
-x_k = cycles - latency contributes s^2 x ((sum x_k)^2 / n + sum x_k^2). (Summing the launches'
+x_k = cycles - latency contributes (t s / z)^2 x ((sum x_k)^2 / n + sum x_k^2). (Summing the launches'
 variances as if independent made the total's interval narrower by about the square root of the
 group size: 3dconv's 250 reused launches of one kernel got an interval ~10x too narrow, and it
 did not cover the full result.) These intervals hold
