@@ -80,3 +80,21 @@ def test_an_accepted_digest_reuses_a_reference_made_before_a_change(tmp_path, mo
     assert len(calls) == 1
     _, _, reused2 = bench.full_reference(*args, tmp_path, "new", accept=("other",))
     assert not reused2 and len(calls) == 2                        # not accepted: recomputed
+
+
+def test_the_table_gives_each_interval_its_half_width():
+    """Coverage alone hides how wide an interval is: 10,000 +- 200 cycles is +-2.00 %."""
+    from types import SimpleNamespace
+
+    bench = _bench()
+    full = {"total": {"cycles": 10_100}}
+    prov = {"wall_seconds_end_to_end": 100.0, "host": None}
+    doc = {"total": {"cycles": 10_000, "ci95_cycles": [9_800, 10_200]}, "sampling": {}}
+    r = bench.row("w", "many-kernel", "auto", full, prov, {"document": doc, "wall": 10.0})
+    assert r["covered"] and r["half_width"] == 2.0
+    bare = bench.row("w", "many-kernel", "photon", full, prov,
+                     {"document": {"total": {"cycles": 10_000}}, "wall": 10.0})
+    args = SimpleNamespace(size="tiny", gpu="QV100", memory="hierarchy")
+    text = bench.markdown([r, bare], args, "d", {"w": True})
+    assert "| yes (+-2.00 %) |" in text
+    assert "| photon | 10,000 | 10,100 | -0.99 | 10.00x | 100.0 % | - |" in text
