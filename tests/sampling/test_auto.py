@@ -205,15 +205,66 @@ def test_groups_whose_sizes_vary_also_run_their_last_launch_and_interpolate_piec
 
 
 def test_plan_runs_the_last_launch_only_where_sizes_vary():
+    """... or borrows the next group's first launch of the same kernel as its end point."""
     from warpsim.sampling.auto import plan_auto
 
     cmds, _ = load_commands("rodinia/gaussian", size="small", profile=True)
 
     sources = [c for c in cmds if isinstance(c, KernelSource)]
     plan, _ = plan_auto(sources, load_gpu("QV100"), 0.02)
+    name = {s.info.kernel_id: s.info.name for s in sources}
     for first, members in plan.groups.items():
         sizes = [plan.instructions[m] for m in members]
         varies = len(members) >= 4 and max(sizes) - min(sizes) > 0.01 * max(sizes)
-        assert (first in plan.ends) == varies
-        assert (members[-1] in plan.simulated_members(first)) == (varies or len(members) == 1)
-    assert plan.ends
+        assert ((first in plan.ends) or (first in plan.borrowed)) == varies
+        assert not (first in plan.ends and first in plan.borrowed)
+        own_last = (varies and first not in plan.borrowed) or len(members) == 1
+        assert (members[-1] in plan.simulated_members(first)) == own_last
+        if first in plan.borrowed:
+            b, last = plan.borrowed[first], members[-1]
+            assert b in plan.groups and name[b] == name[last]
+            assert not any(name[k] == name[last] for k in range(last + 1, b))    # the next one
+            assert abs(plan.instructions[b] - plan.instructions[last]) <= 0.01 * plan.instructions[last]
+    assert plan.ends and plan.borrowed
+
+
+def test_a_group_borrows_its_end_point_from_the_next_group_of_its_kernel():
+    """Kernel A's launches 1..17 (odd ids; B runs between) shrink: group 1 = 1..9 (2,000 ..
+    1,600 warp instructions), group 11 = 11..17 (1,590 .. 1,300), split where the BBV drifted. The
+    launch of A after group 1's last is group 11's first, 10 instructions (< 1 %) smaller: it is
+    group 1's end point, so launch 9 is reused instead of simulated. Group 11 has no successor and
+    runs its own last launch. By hand, group 1's piecewise line through (1,590, 1,700), (1,800,
+    1,900), (2,000, 2,100): 1,900 -> 2,000; 1,700 -> 1,700 + 110 x 200/210; 1,600 -> 1,700 + 10 x
+    200/210. Group 11's through (1,300, 1,500), (1,400, 1,600), (1,590, 1,700): 1,500 -> 1,600 +
+    100 x 100/190."""
+    from types import SimpleNamespace
+
+    from warpsim.sampling.auto import AutoPlan, Decision, finish_auto
+
+    groups = {1: [1, 3, 5, 7, 9], 11: [11, 13, 15, 17]}
+    inst = {1: 2000, 3: 1900, 5: 1800, 7: 1700, 9: 1600, 11: 1590, 13: 1500, 15: 1400, 17: 1300}
+    plan = AutoPlan(0.02, {}, groups, {k: float(v) for k, v in inst.items()}, {1: 2, 11: 2}, 100.0,
+                    ends={1, 11})
+    infos = [SimpleNamespace(kernel_id=k, name="A" if k % 2 else "B") for k in range(1, 18)]
+    plan.borrow_ends(infos)
+    assert plan.borrowed == {1: 11} and plan.ends == {11}
+    assert plan.simulated_members(1) == [1, 5] and plan.reused_members(1) == [3, 7, 9]
+    assert plan.simulated_members(11) == [11, 15, 17]
+    # a successor more than 1 % away in size is not an end point
+    far = AutoPlan(0.02, {}, groups, {**{k: float(v) for k, v in inst.items()}, 11: 1500.0},
+                   {1: 2, 11: 2}, 100.0, ends={1, 11})
+    far.borrow_ends(infos)
+    assert far.borrowed == {} and far.ends == {1, 11}
+    simulated_cycles = {1: 2100, 5: 1900, 11: 1700, 15: 1600, 17: 1500}
+    plan.decisions.update({k: Decision(k, "simulated" if k in simulated_cycles else "reused", "", g)
+                           for g, ms in groups.items() for k in ms})
+    out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, cycles=c)
+                                   for k, c in simulated_cycles.items()])
+    proj, dec = finish_auto(plan, None, out, {})
+    mid = {k: (d.ci95[0] + d.ci95[1]) / 2 for k, d in dec.items()}
+    assert math.isclose(mid[3], 2000.0)
+    assert math.isclose(mid[7], 1700 + 110 * 200 / 210) and math.isclose(mid[9], 1700 + 10 * 200 / 210)
+    assert math.isclose(mid[13], 1600 + 100 * 100 / 190)
+    expect = sum(simulated_cycles.values()) + 2000 + 2 * 1700 + 120 * 200 / 210 + 1600 + 100 * 100 / 190
+    assert math.isclose(proj.total, expect)
+    assert "from 3 simulated launch(es)" in dec[3].why          # its own two and the borrowed one

@@ -23,6 +23,10 @@ stability signals (online):
    than 1 % also simulates its last launch, and the reused follow the piecewise line through the
    three (none extrapolated past the middle one: rodinia/gaussian standard, whose launches shrink
    with the matrix, +1.31 % -> +1.10 %, and the total's interval now covers the full result).
+   When the kernel's next launch after the group's last one is the first launch of another group
+   (its BBV drifted past the match distance) and within 1 % of its size, that launch, simulated
+   anyway, is the end point instead (`AutoPlan.borrow_ends`: gaussian's 18 gauss_fan2 groups
+   follow each other back to back).
    Checked groups give the CPI's spread (the relative
    standard deviation of their simulated launches' CPIs); a reused kernel's interval takes the
    wider of its group's spread and the pooled (root-mean-square) spread of all checked groups,
@@ -121,6 +125,7 @@ class AutoPlan:
     ends: set[int] = field(default_factory=set)   # groups whose last launch also runs (sizes vary)
     candidates: dict[int, list[int]] = field(default_factory=dict)   # first -> extra checks, in order
     admitted: set[int] = field(default_factory=set)   # extra checks the run decided to simulate
+    borrowed: dict[int, int] = field(default_factory=dict)   # first -> next group's first, its end point
 
     def simulated_members(self, first: int) -> list[int]:
         """The group's first launch, and when k run, those evenly spaced after it (k = 2: the
@@ -135,6 +140,27 @@ class AutoPlan:
         sims = set(self.simulated_members(first)) | (set(self.candidates.get(first, ())) & self.admitted)
         return [m for m in self.groups[first] if m not in sims]
 
+    def borrow_ends(self, infos) -> None:
+        """A group whose sizes vary ends where the kernel's next group begins when its BBV has
+        drifted past the match distance (rodinia/gaussian's gauss_fan2, whose grid empties as the
+        matrix shrinks: 18 groups back to back). When the next launch of the same kernel after the
+        group's last is another group's first launch (simulated anyway) and within 1 % of its
+        size, that launch is the group's end point instead: one simulation fewer per group."""
+        nxt: dict[int, int] = {}
+        last_of: dict[str, int] = {}
+        for info in infos:
+            prev = last_of.get(info.name)
+            if prev is not None:
+                nxt[prev] = info.kernel_id
+            last_of[info.name] = info.kernel_id
+        for first in sorted(self.ends):
+            last = self.groups[first][-1]
+            n = nxt.get(last)
+            size = self.instructions[last]
+            if n in self.groups and n != first and abs(self.instructions[n] - size) <= 0.01 * size:
+                self.ends.discard(first)
+                self.borrowed[first] = n
+
     def plan_candidates(self) -> None:
         """Extra checks for groups of equal sizes with at least EXTRA_CHECK_GROUP launches: evenly
         spaced over the group's second half, each run only if, when the run reaches it, the group's
@@ -143,7 +169,8 @@ class AutoPlan:
         groups whose launches are sampled inside (their own intervals are the projections')."""
         for first, members in self.groups.items():
             sims = self.simulated_members(first)
-            if (len(members) < EXTRA_CHECK_GROUP or first in self.ends or self.simulated[first] < 2
+            if (len(members) < EXTRA_CHECK_GROUP or first in self.ends or first in self.borrowed
+                    or self.simulated[first] < 2
                     or any(k in self.intra for k in sims)):
                 continue
             picks = {members[len(members) * j // 16] for j in range(9, 16)} - set(sims)
@@ -190,6 +217,7 @@ def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> t
         sizes = [inst[m] for m in members]
         if len(members) >= VERIFY_GROUP and max(sizes) - min(sizes) > 0.01 * max(sizes):
             plan.ends.add(first)
+    plan.borrow_ends([s.info for s in sources])
     by_id = {s.info.kernel_id: s for s in sources}
     for first, members in groups.items():
         for kid in plan.reused_members(first):
@@ -383,17 +411,20 @@ def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, Ker
                      "launches in order (parallel tasks run every candidate)")
     lat = plan.latency
     sims_of = {first: [k for k in members if k in cycles] for first, members in plan.groups.items()}
-    cpis = {first: np.array([(cycles[k] - lat) / plan.instructions[k] for k in sims
-                             if plan.instructions[k] > 0]) for first, sims in sims_of.items()}
+    # the launches a group's estimate rests on: its own simulated ones, and a borrowed end point
+    basis = {first: sims + [b for b in [plan.borrowed.get(first)] if b in cycles]
+             for first, sims in sims_of.items()}
+    cpis = {first: np.array([(cycles[k] - lat) / plan.instructions[k] for k in ks
+                             if plan.instructions[k] > 0]) for first, ks in basis.items()}
     spread_of = spreads(cpis)
     per_stratum = []
     shared_var = 0.0          # reused groups' variances (their launches' errors are correlated)
     for first, members in plan.groups.items():
         sims = sims_of[first]
-        n = len(sims)
+        n = len(basis[first])
         cpi = float(cpis[first].mean()) if len(cpis[first]) else math.nan
         sp = spread_of[first]
-        curve = _curve([(plan.instructions[k], cycles[k]) for k in sims])
+        curve = _curve([(plan.instructions[k], cycles[k]) for k in basis[first]])
         total = sum(cycles[k] for k in sims)
         devs = []
         for k in members:
