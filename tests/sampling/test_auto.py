@@ -174,14 +174,28 @@ def test_reuse_rules_and_intervals_by_hand():
     assert math.isclose((proj.ci95[1] - proj.ci95[0]) / 2, math.sqrt(var))
 
 
+def _finish_by_hand(plan, simulated_cycles: dict[int, int]):
+    """finish_auto over a hand-made plan whose listed launches ran in full detail; returns the
+    projection, the decisions and each launch's projected cycles (its interval's middle)."""
+    from types import SimpleNamespace
+
+    from warpsim.sampling.auto import Decision, finish_auto
+
+    plan.decisions.update({k: Decision(k, "simulated" if k in simulated_cycles else "reused", "", g)
+                           for g, ms in plan.groups.items() for k in ms})
+    out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, cycles=c)
+                                   for k, c in simulated_cycles.items()])
+    proj, dec = finish_auto(plan, None, out, {})
+    return proj, dec, {k: (d.ci95[0] + d.ci95[1]) / 2 for k, d in dec.items()}
+
+
 def test_groups_whose_sizes_vary_also_run_their_last_launch_and_interpolate_piecewise():
     """Group 1: five launches of 2,000..1,200 warp instructions (a shrinking matrix, as gaussian's
     Fan2). Simulated: first (2,000 -> 2,100 cycles), middle (1,600 -> 2,000) and last (1,200 ->
     1,800). The reused follow the piecewise line: 1,800 -> 2,050, 1,400 -> 1,900 (the line through
     the first two alone would have extrapolated 1,950). A group of equal sizes keeps two."""
-    from types import SimpleNamespace
 
-    from warpsim.sampling.auto import AutoPlan, Decision, _curve, finish_auto
+    from warpsim.sampling.auto import AutoPlan, _curve
 
     groups = {1: [1, 2, 3, 4, 5], 6: [6, 7, 8, 9]}
     inst = {1: 2000, 2: 1800, 3: 1600, 4: 1400, 5: 1200, 6: 500, 7: 500, 8: 500, 9: 500}
@@ -190,12 +204,7 @@ def test_groups_whose_sizes_vary_also_run_their_last_launch_and_interpolate_piec
     assert plan.simulated_members(1) == [1, 3, 5] and plan.reused_members(1) == [2, 4]
     assert plan.simulated_members(6) == [6, 8]
     simulated_cycles = {1: 2100, 3: 2000, 5: 1800, 6: 600, 8: 600}
-    plan.decisions.update({k: Decision(k, "simulated" if k in simulated_cycles else "reused", "", g)
-                           for g, ms in groups.items() for k in ms})
-    out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, cycles=c)
-                                   for k, c in simulated_cycles.items()])
-    proj, dec = finish_auto(plan, None, out, {})
-    mid = {k: (d.ci95[0] + d.ci95[1]) / 2 for k, d in dec.items()}
+    proj, dec, mid = _finish_by_hand(plan, simulated_cycles)
     assert math.isclose(mid[2], 2050.0) and math.isclose(mid[4], 1900.0)
     assert math.isclose(proj.total, 2100 + 2000 + 1800 + 2050 + 1900 + 4 * 600)
     # beyond the simulated sizes the end segments continue; duplicates average
@@ -239,7 +248,7 @@ def test_a_group_borrows_its_end_point_from_the_next_group_of_its_kernel():
     100 x 100/190."""
     from types import SimpleNamespace
 
-    from warpsim.sampling.auto import AutoPlan, Decision, finish_auto
+    from warpsim.sampling.auto import AutoPlan
 
     groups = {1: [1, 3, 5, 7, 9], 11: [11, 13, 15, 17]}
     inst = {1: 2000, 3: 1900, 5: 1800, 7: 1700, 9: 1600, 11: 1590, 13: 1500, 15: 1400, 17: 1300}
@@ -256,12 +265,7 @@ def test_a_group_borrows_its_end_point_from_the_next_group_of_its_kernel():
     far.borrow_ends(infos)
     assert far.borrowed == {} and far.ends == {1, 11}
     simulated_cycles = {1: 2100, 5: 1900, 11: 1700, 15: 1600, 17: 1500}
-    plan.decisions.update({k: Decision(k, "simulated" if k in simulated_cycles else "reused", "", g)
-                           for g, ms in groups.items() for k in ms})
-    out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, cycles=c)
-                                   for k, c in simulated_cycles.items()])
-    proj, dec = finish_auto(plan, None, out, {})
-    mid = {k: (d.ci95[0] + d.ci95[1]) / 2 for k, d in dec.items()}
+    proj, dec, mid = _finish_by_hand(plan, simulated_cycles)
     assert math.isclose(mid[3], 2000.0)
     assert math.isclose(mid[7], 1700 + 110 * 200 / 210) and math.isclose(mid[9], 1700 + 10 * 200 / 210)
     assert math.isclose(mid[13], 1600 + 100 * 100 / 190)
