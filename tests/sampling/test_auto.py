@@ -137,14 +137,16 @@ def test_reuse_rules_and_intervals_by_hand():
 
     from warpsim.sampling.auto import AutoPlan, Decision, finish_auto
 
-    groups = {1: [1, 2, 3, 4, 5, 6], 7: [7, 8, 9, 10]}
-    inst = {1: 1000, 2: 1000, 3: 1000, 4: 1000, 5: 1000, 6: 1000, 7: 2000, 8: 1800, 9: 1600, 10: 1400}
-    simulated_cycles = {1: 1100, 4: 1120, 7: 2100, 9: 2000}
+    groups = {1: [1, 2, 3, 4, 5, 6], 7: [7, 8, 9, 10, 11]}
+    inst = {1: 1000, 2: 1000, 3: 1000, 4: 1000, 5: 1000, 6: 1000, 7: 2000, 8: 1800, 9: 1600, 10: 1400,
+            11: 1200}
+    simulated_cycles = {1: 1100, 4: 1120, 7: 2100, 9: 2000, 11: 1700}
     decisions = {k: Decision(k, "simulated" if k in simulated_cycles else "reused", "", g)
                  for g, ms in groups.items() for k in ms}
-    plan = AutoPlan(0.02, decisions, groups, {k: float(v) for k, v in inst.items()}, {1: 2, 7: 2}, 100.0)
+    plan = AutoPlan(0.02, decisions, groups, {k: float(v) for k, v in inst.items()}, {1: 2, 7: 2}, 100.0,
+                    ends={7})
     assert plan.simulated_members(1) == [1, 4] and plan.reused_members(1) == [2, 3, 5, 6]
-    assert plan.simulated_members(7) == [7, 9] and plan.reused_members(7) == [8, 10]
+    assert plan.simulated_members(7) == [7, 9, 11] and plan.reused_members(7) == [8, 10]
     big = AutoPlan(0.02, {}, {20: list(range(20, 40))}, {}, {20: 4}, 100.0)
     assert big.simulated_members(20) == [20, 25, 30, 35] and len(big.reused_members(20)) == 16
     out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, cycles=c)
@@ -152,26 +154,30 @@ def test_reuse_rules_and_intervals_by_hand():
     proj, dec = finish_auto(plan, None, out, {})
     cyc = {k: (d.ci95[0] + d.ci95[1]) / 2 for k, d in dec.items()}
     assert all(math.isclose(cyc[k], 1110.0) for k in (2, 3, 5, 6))
-    assert math.isclose(cyc[8], 2050.0) and math.isclose(cyc[10], 1950.0)
-    assert math.isclose(proj.total, 1100 + 1120 + 2100 + 2000 + 4 * 1110 + 2050 + 1950)
-    # spreads: own CPIs 1.00, 1.02 (group 1) and 1.0, 1.1875 (group 7), one degree of freedom each;
-    # pooled: root mean square, Welch-Satterthwaite degrees of freedom (1.027: one group dominates);
-    # each group takes the wider of t x own and t x pooled (t = 12.706 for one degree of freedom)
+    assert math.isclose(cyc[8], 2050.0) and math.isclose(cyc[10], 1850.0)     # the piecewise line
+    assert math.isclose(proj.total, 1100 + 1120 + 2100 + 2000 + 1700 + 4 * 1110 + 2050 + 1850)
+    # spreads. Group 1 (equal sizes): CPIs 1.00 and 1.02 after the latency, one degree of freedom.
+    # Group 7 (sizes vary): its reused follow the size trend, so its spread is the residual of the
+    # least-squares line through (2000, 2000), (1600, 1900), (1200, 1600) after the latency:
+    # slope 0.5, intercept 1033.3, residuals -33.3, +66.7, -33.3: sqrt(6666.7 / 1) / 1833.3 =
+    # 4.454 %, one degree of freedom (n - 2). Pooled: root mean square, Welch-Satterthwaite degrees
+    # of freedom; each group takes the wider of t x own and t x pooled (t = 12.706 for one)
     own1 = float(np.std([1.0, 1.02], ddof=1) / 1.01)
-    own7 = float(np.std([1.0, 1.1875], ddof=1) / np.mean([1.0, 1.1875]))
+    own7 = math.sqrt(6666.6667) / 1833.3333
+    assert math.isclose(own7, 0.04454, rel_tol=1e-3)
     pooled = math.sqrt((own1 ** 2 + own7 ** 2) / 2)
     dof = (own1 ** 2 + own7 ** 2) ** 2 / (own1 ** 4 + own7 ** 4)
-    assert math.isclose(dof, 1.0267, rel_tol=1e-4)
     t1, tp = float(student_t.ppf(0.975, 1)), float(student_t.ppf(0.975, dof))
-    assert math.isclose(t1, 12.706, rel_tol=1e-4) and math.isclose(tp, 11.952, rel_tol=1e-4)
-    w1 = max(t1 * own1, tp * pooled)          # pooled: 11.95 x 8.63 % against 12.71 x 1.40 %
-    w7 = max(t1 * own7, tp * pooled)          # own: 12.71 x 12.1 %
+    assert math.isclose(t1, 12.706, rel_tol=1e-4)
+    w1 = max(t1 * own1, tp * pooled)
+    w7 = max(t1 * own7, tp * pooled)
     assert w1 == tp * pooled and w7 == t1 * own7
-    assert math.isclose(dec[2].ci95[1] - 1110, w1 * 1010 * math.sqrt(1.5))
-    assert "t = 11.95" in dec[2].why and "pooled" in dec[2].why and "own group" in dec[8].why
+    assert math.isclose(dec[2].ci95[1] - 1110, w1 * 1010 * math.sqrt(1.5), rel_tol=1e-6)
+    assert math.isclose(dec[8].ci95[1] - 2050, w7 * 1950 * math.sqrt(1 + 1 / 3), rel_tol=1e-6)
+    assert "pooled" in dec[2].why and "own group" in dec[8].why
     var = (w1 ** 2 * ((4 * 1010) ** 2 / 2 + 4 * 1010 ** 2)
-           + w7 ** 2 * ((1950 + 1850) ** 2 / 2 + 1950 ** 2 + 1850 ** 2))
-    assert math.isclose((proj.ci95[1] - proj.ci95[0]) / 2, math.sqrt(var))
+           + w7 ** 2 * ((1950 + 1750) ** 2 / 3 + 1950 ** 2 + 1750 ** 2))
+    assert math.isclose((proj.ci95[1] - proj.ci95[0]) / 2, math.sqrt(var), rel_tol=1e-6)
 
 
 def _finish_by_hand(plan, simulated_cycles: dict[int, int]):

@@ -11,7 +11,7 @@ import pytest
 
 from warpsim.api import load_commands, simulate
 from warpsim.sampling.auto import AutoPlan, Decision
-from warpsim.sampling.reuse_checks import ExtraChecks, group_half_width, quantile, spreads
+from warpsim.sampling.reuse_checks import ExtraChecks, group_half_width, own_spread, quantile, spreads
 
 
 def test_quantiles_are_students_t():
@@ -23,7 +23,7 @@ def test_quantiles_are_students_t():
 
 def test_pooled_spread_has_satterthwaite_degrees_of_freedom():
     c = {1: np.array([1.0, 1.02]), 2: np.array([2.0, 2.04]), 3: np.array([5.0, 5.0, 5.0]), 4: np.array([3.0])}
-    sp = spreads(c)
+    sp = spreads({g: [(1.0, float(v)) for v in cs] for g, cs in c.items()}, 0.0)    # CPIs, no latency
     s1 = float(np.std([1.0, 1.02], ddof=1) / 1.01)
     # equal spreads with one degree of freedom each and one zero spread with two: the pooled
     # variance is (2 s^2) / 3; its degrees of freedom (2 s^2)^2 / (s^4 + s^4) = 2
@@ -31,7 +31,21 @@ def test_pooled_spread_has_satterthwaite_degrees_of_freedom():
     assert sp[4].source == "pooled"          # one launch: nothing of its own
     assert sp[1].source == "own group" and math.isclose(sp[1].width, 12.706 * s1, rel_tol=1e-4)
     assert sp[3].source == "pooled"          # its own spread is zero: the pool is wider
-    assert spreads({1: np.array([1.0])})[1].relative == math.inf
+    assert spreads({1: [(1.0, 1.0)]}, 0.0)[1].relative == math.inf
+
+
+def test_a_group_whose_sizes_vary_is_spread_about_its_line():
+    """Its reused launches follow the size trend, so the trend is not noise: three launches on a
+    line have no spread (one degree of freedom); two of different sizes have no estimate of their
+    own; equal sizes keep the CPIs' spread."""
+    on_line = [(1000.0, 100 + 2000.0), (1500.0, 100 + 2500.0), (2000.0, 100 + 3000.0)]
+    assert own_spread(on_line, 100.0) == pytest.approx((0.0, 1), abs=1e-12)
+    assert own_spread(on_line[:2], 100.0) is None
+    bent = on_line[:2] + [(2000.0, 100 + 3300.0)]        # residuals 50, -100, 50 about the LS line
+    s, dof = own_spread(bent, 100.0)
+    assert dof == 1 and math.isclose(s, math.sqrt(15000.0) / 2600.0)
+    flat = [(1000.0, 1100.0), (1000.0, 1120.0)]
+    assert own_spread(flat, 100.0) == pytest.approx((float(np.std([1.0, 1.02], ddof=1) / 1.01), 1))
 
 
 def test_intervals_from_two_launches_cover_as_stated():
@@ -48,7 +62,7 @@ def test_intervals_from_two_launches_cover_as_stated():
         truth = float((x * (1 + sigma * rng.standard_normal(m))).sum())
         cpi = sims.mean() / x
         est = m * cpi * x
-        sp = spreads({0: sims / x})[0]
+        sp = spreads({0: [(1.0, float(v)) for v in sims / x]}, 0.0)[0]
         h = group_half_width(sp, [cpi * x] * m, 2)
         hits += abs(est - truth) <= h
         hits_z += abs(est - truth) <= h * 1.96 / sp.quantile

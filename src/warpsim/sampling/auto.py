@@ -25,10 +25,13 @@ stability signals (online):
    with the matrix, +1.31 % -> +1.10 %, and the total's interval now covers the full result).
    When the kernel's next launch after the group's last one is the first launch of another group
    (its BBV drifted past the match distance) and within 1 % of its size, that launch, simulated
-   anyway, is the end point instead (`AutoPlan.borrow_ends`: gaussian's 18 gauss_fan2 groups
-   follow each other back to back).
+   anyway, is the end point instead, and the group's second launch: it runs no middle one
+   (`AutoPlan.borrow_ends`: gaussian's 18 gauss_fan2 groups follow each other back to back).
    Checked groups give the CPI's spread (the relative
-   standard deviation of their simulated launches' CPIs); a reused kernel's interval takes the
+   standard deviation of their simulated launches' CPIs; for a group whose sizes vary, the
+   residuals of the least-squares line of cycles against instructions, relative to the group's
+   mean, with n - 2 degrees of freedom: the size trend is the rule's, not noise;
+   `reuse_checks.own_spread`); a reused kernel's interval takes the
    wider of its group's spread and the pooled (root-mean-square) spread of all checked groups,
    each times its own t quantile (below). If no group has 4 launches, the largest group with at
    least 2 is checked so the pooled spread exists. Groups of 8 or more launches of equal size
@@ -218,6 +221,8 @@ def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> t
         if len(members) >= VERIFY_GROUP and max(sizes) - min(sizes) > 0.01 * max(sizes):
             plan.ends.add(first)
     plan.borrow_ends([s.info for s in sources])
+    for first in plan.borrowed:       # the borrowed end point is the group's second launch
+        n_sim[first] = 1
     by_id = {s.info.kernel_id: s for s in sources}
     for first, members in groups.items():
         for kid in plan.reused_members(first):
@@ -416,7 +421,8 @@ def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, Ker
              for first, sims in sims_of.items()}
     cpis = {first: np.array([(cycles[k] - lat) / plan.instructions[k] for k in ks
                              if plan.instructions[k] > 0]) for first, ks in basis.items()}
-    spread_of = spreads(cpis)
+    points = {first: [(plan.instructions[k], cycles[k]) for k in ks] for first, ks in basis.items()}
+    spread_of = spreads(points, lat)
     per_stratum = []
     shared_var = 0.0          # reused groups' variances (their launches' errors are correlated)
     for first, members in plan.groups.items():

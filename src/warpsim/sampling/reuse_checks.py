@@ -8,9 +8,10 @@ it needs Student's t quantile, not the normal 1.96: 12.71 for one degree of free
 spread 1.8 % from launch to launch) drew two launches 0.3 % apart, and its interval (+-0.44 %) did
 not cover the full result (+0.70 % off).
 
-The pooled spread (root mean square over the checked groups) has the Welch-Satterthwaite degrees of
-freedom of an average of variances. A group's interval uses the wider of its own estimate and the
-pooled one, each with its own quantile.
+A group whose sizes vary is spread about its least-squares line, not about its mean CPI (its reused
+launches follow the size trend; `own_spread`). The pooled spread (root mean square over the checked
+groups) has the Welch-Satterthwaite degrees of freedom of an average of variances. A group's
+interval uses the wider of its own estimate and the pooled one, each with its own quantile.
 """
 
 from __future__ import annotations
@@ -46,13 +47,42 @@ class Spread:
         return self.quantile * self.relative if self.relative > 0 else 0.0
 
 
-def spreads(cpis: dict[int, np.ndarray]) -> dict[int, Spread]:
-    """Per group: the wider of its own spread and the pooled one (module docstring). Groups with one
-    simulated launch take the pooled spread; with no group checked, every spread is infinite."""
+def own_spread(points: list[tuple[float, float]], latency: float) -> tuple[float, int] | None:
+    """(relative spread, degrees of freedom) of a group's simulated launches, (warp instructions,
+    cycles) each, about the rule its reused launches follow: the relative standard deviation of
+    their CPIs after the launch latency (n - 1 degrees of freedom) when their sizes agree within
+    1 %; otherwise the relative residuals of the least-squares line of cycles against instructions
+    (n - 2): a size trend is the rule's to follow, not noise (with 1.96 and the CPIs' spread,
+    rodinia/gaussian's shrinking groups counted the trend as noise). None when there are too few."""
+    pts = [(x, y - latency) for x, y in points if x > 0]
+    if not pts:
+        return None
+    x = np.array([p[0] for p in pts], dtype=float)
+    y = np.array([p[1] for p in pts], dtype=float)
+    if x.max() - x.min() <= 0.01 * x.max():
+        c = y / x
+        if len(c) < 2 or c.mean() <= 0:
+            return None
+        return float(c.std(ddof=1) / c.mean()), len(c) - 1
+    if len(x) < 3:
+        return None
+    slope, icept = np.polyfit(x, y, 1)
+    e = y - (icept + slope * x)
+    if y.mean() <= 0:
+        return None
+    # relative to the group's mean (a residual over a launch of nearly pure latency, y ~ 0, would
+    # otherwise stand for the whole group)
+    return float(math.sqrt(float((e * e).sum()) / (len(x) - 2)) / y.mean()), len(x) - 2
+
+
+def spreads(points: dict[int, list[tuple[float, float]]], latency: float) -> dict[int, Spread]:
+    """Per group: the wider of its own spread (`own_spread`) and the pooled one (module docstring).
+    Groups without their own take the pooled spread; with none at all, every spread is infinite."""
     own: dict[int, tuple[float, int]] = {}
-    for first, c in cpis.items():
-        if len(c) >= 2 and c.mean() > 0:
-            own[first] = (float(c.std(ddof=1) / c.mean()), len(c) - 1)
+    for first, pts in points.items():
+        est = own_spread(pts, latency)
+        if est is not None:
+            own[first] = est
     if own:
         var = [s * s for s, _ in own.values()]
         pooled = math.sqrt(float(np.mean(var)))
@@ -62,7 +92,7 @@ def spreads(cpis: dict[int, np.ndarray]) -> dict[int, Spread]:
     else:
         pool = Spread(math.inf, Z, 0.0, "pooled")
     out: dict[int, Spread] = {}
-    for first in cpis:
+    for first in points:
         if first in own:
             s, d = own[first]
             mine = Spread(s, quantile(d), float(d), "own group")
@@ -123,11 +153,10 @@ class ExtraChecks:
         """Relative 95 % half-width of the group's cycles if its other launches were reused now, and
         how many of its launches that rests on."""
         plan, lat = self.plan, self.plan.latency
-        cpis = {g: np.array([(c - lat) / plan.instructions[k] for k, c in done.items()
-                             if plan.instructions[k] > 0]) for g, done in self.done.items()}
-        cpis.setdefault(first, np.zeros(0))
-        spread = spreads(cpis)[first]
-        c = cpis[first]
+        points = {g: [(plan.instructions[k], c) for k, c in done.items()] for g, done in self.done.items()}
+        points.setdefault(first, [])
+        spread = spreads(points, lat)[first]
+        c = np.array([(y - lat) / x for x, y in points[first] if x > 0])
         if len(c) == 0 or not math.isfinite(spread.relative):
             return math.inf, len(c)
         done = self.done.get(first, {})
