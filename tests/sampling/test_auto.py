@@ -240,6 +240,7 @@ def test_plan_runs_the_last_launch_only_where_sizes_vary():
             assert b in plan.groups and name[b] == name[last]
             assert not any(name[k] == name[last] for k in range(last + 1, b))    # the next one
             assert abs(plan.instructions[b] - plan.instructions[last]) <= 0.01 * plan.instructions[last]
+            assert plan.simulated_members(first) == [members[0]]     # the borrowed one is its second
     assert plan.ends and plan.borrowed
 
 
