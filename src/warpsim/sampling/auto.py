@@ -93,7 +93,14 @@ from warpsim.sampling.apply import Projection
 from warpsim.sampling.photon.kernel_sampling import find_match, full_gpu_warps, signature_from_profile
 from warpsim.sampling.photon.live import PhotonController, PhotonParams
 from warpsim.sampling.pkp import KernelProjection, PkpController, PkpParams, project_kernel
-from warpsim.sampling.reuse_checks import ExtraChecks, Z, group_half_width, spreads
+from warpsim.sampling.reuse_checks import (
+    SIZE_TOLERANCE,
+    ExtraChecks,
+    Z,
+    group_half_width,
+    sizes_vary,
+    spreads,
+)
 from warpsim.sampling.selection import Selection, Stratum
 from warpsim.timing.occupancy import occupancy
 
@@ -160,7 +167,7 @@ class AutoPlan:
             last = self.groups[first][-1]
             n = nxt.get(last)
             size = self.instructions[last]
-            if n in self.groups and n != first and abs(self.instructions[n] - size) <= 0.01 * size:
+            if n in self.groups and n != first and abs(self.instructions[n] - size) <= SIZE_TOLERANCE * size:
                 self.ends.discard(first)
                 self.borrowed[first] = n
 
@@ -218,7 +225,7 @@ def plan_auto(sources, gpu, target_error: float, *, min_waves: float = 4.0) -> t
     plan = AutoPlan(target_error, decisions, groups, inst, n_sim, float(gpu.sm.kernel_launch_latency))
     for first, members in groups.items():
         sizes = [inst[m] for m in members]
-        if len(members) >= VERIFY_GROUP and max(sizes) - min(sizes) > 0.01 * max(sizes):
+        if len(members) >= VERIFY_GROUP and sizes_vary(sizes):
             plan.ends.add(first)
     plan.borrow_ends([s.info for s in sources])
     for first in plan.borrowed:       # the borrowed end point is the group's second launch
@@ -359,7 +366,7 @@ def _curve(points: list[tuple[float, float]]):
         return None if line is None else (lambda v: line[0] + line[1] * v)
     x, inv = np.unique(np.array([p[0] for p in points], dtype=float), return_inverse=True)
     y = np.bincount(inv, weights=[p[1] for p in points]) / np.bincount(inv)
-    if len(x) < 2 or x[-1] - x[0] <= 0.01 * x[-1]:
+    if len(x) < 2 or not sizes_vary(x):
         return None
     lo_slope = (y[1] - y[0]) / (x[1] - x[0])
     hi_slope = (y[-1] - y[-2]) / (x[-1] - x[-2])
@@ -381,7 +388,7 @@ def _line(points: list[tuple[float, float]]) -> tuple[float, float] | None:
         return None
     x = np.array([p[0] for p in points], dtype=float)
     y = np.array([p[1] for p in points], dtype=float)
-    if x.max() - x.min() <= 0.01 * x.max():
+    if not sizes_vary(x):
         return None
     slope = float(((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum())
     return float(y.mean() - slope * x.mean()), slope
@@ -430,7 +437,7 @@ def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, Ker
         n = len(basis[first])
         cpi = float(cpis[first].mean()) if len(cpis[first]) else math.nan
         sp = spread_of[first]
-        curve = _curve([(plan.instructions[k], cycles[k]) for k in basis[first]])
+        curve = _curve(points[first])
         total = sum(cycles[k] for k in sims)
         devs = []
         for k in members:

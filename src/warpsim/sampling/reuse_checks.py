@@ -23,6 +23,14 @@ import numpy as np
 from scipy.stats import t as student_t
 
 Z = 1.96
+SIZE_TOLERANCE = 0.01     # launches within 1 % of each other's warp instructions count as one size
+
+
+def sizes_vary(sizes) -> bool:
+    """Whether a group's launches differ in size by more than SIZE_TOLERANCE of the largest: then
+    its reused launches follow a line through the simulated ones, not their mean CPI."""
+    sizes = np.asarray(sizes, dtype=float)
+    return sizes.size > 0 and bool(sizes.max() - sizes.min() > SIZE_TOLERANCE * sizes.max())
 
 
 def quantile(dof: float) -> float:
@@ -59,7 +67,7 @@ def own_spread(points: list[tuple[float, float]], latency: float) -> tuple[float
         return None
     x = np.array([p[0] for p in pts], dtype=float)
     y = np.array([p[1] for p in pts], dtype=float)
-    if x.max() - x.min() <= 0.01 * x.max():
+    if not sizes_vary(x):
         c = y / x
         if len(c) < 2 or c.mean() <= 0:
             return None
