@@ -167,7 +167,7 @@ subprocess.run(child, check=True, stdout=subprocess.DEVNULL)
 launches = json.load(open(child[6]))["launches"]
 w = csv.writer(sys.stdout, quoting=csv.QUOTE_ALL)
 w.writerow(["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", *metrics])
-w.writerow(["", "", "", "", "", "", "", *["cycle/second" if m.endswith("per_second") else "nsecond"
+w.writerow(["", "", "", "", "", "", "", *["hz" if m.endswith("per_second") else "ns"
            if m.startswith("gpu__time") else "" for m in metrics]])
 rows = [(k, 1000 * (i + 1)) for i, (k, _, _) in enumerate(launches)] + [("cupy_fill", 7)]
 for i, (k, c) in enumerate(rows):

@@ -77,7 +77,9 @@ class SiliconRow:
         }
 
 
-TIME_TO_NS = {"second": 1e9, "msecond": 1e6, "usecond": 1e3, "nsecond": 1.0}
+# ncu 2025.3 prints "ns" and "hz" in its units row; older versions spell the time units out
+TIME_TO_NS = {"second": 1e9, "msecond": 1e6, "usecond": 1e3, "nsecond": 1.0,
+              "s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
 RATE_TO_MHZ = {"cycle/second": 1e-6, "cycle/msecond": 1e-3, "cycle/usecond": 1.0, "cycle/nsecond": 1e3,
                "hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}
 
