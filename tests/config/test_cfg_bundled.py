@@ -12,7 +12,7 @@ from warpsim.config import GPUConfig, list_gpus, load_gpu, to_toml
 from warpsim.config.loader import resolve
 
 KB, MB = 1024, 1024 * 1024
-ALL = ["A100", "H100", "QV100", "RTX2060", "RTX3070"]
+ALL = ["A100", "H100", "H200", "QV100", "RTX2060", "RTX3070"]
 
 # (dotted attribute, expected) per GPU, typed in from the notes' tables (not from our files).
 def raw_of(name: str) -> dict:
@@ -71,10 +71,16 @@ SPOT: dict[str, list[tuple[str, object]]] = {
         ("clocks.core", 1980.0), ("clocks.icnt", 3106.0), ("latency.dp", (8, 2)),
         ("latency.tensor", (1, 0)), ("ptx_latency.tensor", (24, 8)), ("ptx_latency.dp_ii", (2, 2, 2, 2, 130)),
     ],
+    # what the H200 of benchmarks/silicon/h200-2026-11-27 reported (l2CacheSize 62,914,560 B, 132 SMs,
+    # 1980 MHz, 233,472 B shared per SM) and its datasheet's 4.8 TB/s
+    "H200": [
+        ("compute_capability", 90), ("sm.count", 132), ("clocks.core", 1980.0),
+        ("l2.size_bytes", 62914560), ("sm.shared_memory", 233472), ("l2.assoc", 24),
+    ],
 }
 
 
-def test_list_gpus_is_the_five_bundled():
+def test_list_gpus_is_the_six_bundled():
     assert list_gpus() == ALL
 
 
@@ -145,3 +151,19 @@ def test_every_number_in_the_files_has_a_source_legend():
     for name in ALL:
         text = resolve(name).read_text()
         assert "Sources" in text and "[WS]" in text
+
+
+def test_h200_is_the_h100_with_a_larger_l2_and_faster_dram():
+    """Only what the H200 changes differs (docs: config/gpus/H200.toml's header)."""
+    h100, h200 = load_gpu("H100").to_dict(), load_gpu("H200").to_dict()
+    flat = {}
+    for section in h100:
+        if isinstance(h100[section], dict):
+            for k in h100[section]:
+                if h100[section][k] != h200[section][k]:
+                    flat[f"{section}.{k}"] = (h100[section][k], h200[section][k])
+        elif h100[section] != h200[section]:
+            flat[section] = None
+    assert set(flat) == {"name", "description", "clocks.dram", "l2.assoc"}
+    gpu = load_gpu("H200")
+    assert gpu.dram.channels * 32 * gpu.clocks.dram * 1e6 == 4.8e12      # bytes per second

@@ -11,7 +11,7 @@ from warpsim.cli import app
 from warpsim.errors import InputError
 
 runner = CliRunner()
-NAMES = ["A100", "H100", "QV100", "RTX2060", "RTX3070"]
+NAMES = ["A100", "H100", "H200", "QV100", "RTX2060", "RTX3070"]
 
 
 def test_gpus_table_lists_all_five():

@@ -17,8 +17,8 @@ def bench(
                                          help="write the measurements as JSON; '-' for stdout"),
     write_traces: Path | None = typer.Option(None, "--write-traces",
                                              help="also write each generated kernel as an Accel-Sim trace"),
-    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100) or a "
-                            ".toml description"),
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100, "
+                            "H200) or a .toml description"),
     kernel: list[str] = typer.Option([], "--kernel", help="only these bench kernels"),
     repeats: int = typer.Option(2, "--repeats", help="runs per kernel (the first is the cold run)"),
     memory_model: str | None = typer.Option(None, "--memory-model",

@@ -9,7 +9,8 @@ from warpsim.cli import app
 
 @app.command()
 def microbench(gpu: str = typer.Option("QV100", "--gpu",
-                                       help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100) or .toml"),
+                                       help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100, "
+                                            "H200) or .toml"),
                quick: bool = typer.Option(False, "--quick", help="smaller bandwidth runs"),
                engine: str = typer.Option("core", "--engine",
                                           help="core: through the whole timing model (simulate); "

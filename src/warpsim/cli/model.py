@@ -43,8 +43,8 @@ def model_table(docs: dict[str, dict], max_rows: int = 20) -> Table:
 @app.command()
 def model(
     target: str = typer.Argument(..., help="kernelslist.g, a .traceg[.xz], a trace directory or a workload"),
-    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100) or a "
-                            ".toml description"),
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100, "
+                            "H200) or a .toml description"),
     models: str = typer.Option("roofline,cpi,mwp_cwp,interval", "--models",
                                help="comma-separated: roofline, cpi, mwp_cwp, interval"),
     size: str = typer.Option("tiny", "--size", help="workload size preset: tiny, small, standard "

@@ -14,7 +14,7 @@ _CTX = {"allow_extra_args": True, "ignore_unknown_options": True}
 @app.command("run-app", context_settings=_CTX)
 def run_app(
     program: list[str] = typer.Argument(..., help="-- ./program args (the program and its arguments)"),
-    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100; "
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100, H200; "
                             "`warpsim gpus`) or a .toml description"),
     mode: str = typer.Option("functional", "--mode", help="functional (fast, no timing) or timing"),
     sample: str = typer.Option("full", "--sample", help="timing mode: sampled simulation method: full, pkp, "
@@ -61,7 +61,7 @@ def trace_app(
     program: list[str] = typer.Argument(..., help="-- ./program args"),
     out: Path = typer.Option(..., "--out", help="output directory (kernelslist.g + kernel-N.traceg)"),
     gpu: str = typer.Option("QV100", "--gpu", help="GPU whose limits the program sees: bundled (QV100, "
-                            "RTX2060, RTX3070, A100, H100; `warpsim gpus`) or a .toml description"),
+                            "RTX2060, RTX3070, A100, H100, H200; `warpsim gpus`) or a .toml description"),
     isa: str = typer.Option("ptx", "--isa", help="ptx (IR opcodes) or sass: the SASS ptxas emits for the "
                             "GPU, real opcodes as NVBit would record them, no GPU needed (docs/sass.md)"),
 ) -> None:

@@ -139,7 +139,7 @@ def _checkpoint_path(given: Path | None, at: str | None, target: str) -> Path | 
 def sim(
     target: str = typer.Argument(..., help="kernelslist.g, a .traceg[.xz], a trace directory or a bundled "
                                  "workload (`warpsim workloads` lists them)"),
-    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100; "
+    gpu: str = typer.Option("QV100", "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100, H200; "
                             "`warpsim gpus`) or a .toml description"),
     json_out: Path | None = typer.Option(None, "--json", help="write the result document (JSON; "
                                          "docs/result-schema.md); '-' for stdout"),

@@ -19,7 +19,7 @@ def trace(
     isa: str = typer.Option("ptx", "--isa", help="ptx (representative SASS opcodes) or sass (the real SASS "
                             "ptxas emits, docs/sass.md)"),
     gpu: str = typer.Option("QV100", "--gpu", help="SASS mode: the GPU whose architecture is compiled for: "
-                            "bundled (QV100, RTX2060, RTX3070, A100, H100; `warpsim gpus`) or a "
+                            "bundled (QV100, RTX2060, RTX3070, A100, H100, H200; `warpsim gpus`) or a "
                             ".toml description"),
     compact: bool = typer.Option(False, "--compact", help="TARGET is an Accel-Sim trace: write a compact "
                                  "binary copy of each kernel file beside it (kernel-N.traceg.wsc), which "

@@ -41,8 +41,8 @@ def validation_table(doc: dict) -> Table:
 @app.command()
 def validate(
     programs: list[str] = typer.Argument(None, help="programs (or suites) to run; default all"),
-    gpu: str | None = typer.Option(None, "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100; "
-                                   "`warpsim gpus`) or a .toml description; default QV100"),
+    gpu: str | None = typer.Option(None, "--gpu", help="bundled GPU (QV100, RTX2060, RTX3070, A100, H100, "
+                                   "H200; `warpsim gpus`) or a .toml description; default QV100"),
     hardware: Path | None = typer.Option(None, "--hardware",
                                          help="calibration CSV (schema of qv100_silicon_cycles.csv); "
                                               "default the bundled QV100 silicon cycles"),
