@@ -77,7 +77,7 @@ _VOLTA: dict[Cat, tuple[str, ...]] = {
                     "LDC MATCH QSPC CCTL CCTLL ERRBAR CCTLT B2R CS2R CSMTEST DEPBAR GETLMEMBASE LEPC "
                     "NOP PMTRIG R2B S2R SETCTAID SETLMEMBASE VOTE VOTE_VTG"),
     Cat.LOAD: _names("LD LDG LDL LDS"),
-    Cat.STORE: _names("ST STG STL STS ATOM ATOMS ATOMG RED"),
+    Cat.STORE: _names("ST STG STL STS ATOM ATOMS ATOMG RED REDG"),
     Cat.MEMBAR: _names("MEMBAR"),
     Cat.BARRIER: _names("BAR"),
     Cat.EXIT: _names("EXIT"),
@@ -158,7 +158,7 @@ _LOAD_SPACE = {"LD": MemSpace.GENERIC, "LDG": MemSpace.GLOBAL, "LDGSTS": MemSpac
 _STORE_SPACE = {"ST": MemSpace.GENERIC, "STG": MemSpace.GLOBAL, "STL": MemSpace.LOCAL,
                 "STS": MemSpace.SHARED}
 _ATOMICS = {"ATOM": MemSpace.GLOBAL, "ATOMG": MemSpace.GLOBAL, "RED": MemSpace.GLOBAL,
-            "ATOMS": MemSpace.SHARED}
+            "REDG": MemSpace.GLOBAL, "ATOMS": MemSpace.SHARED}     # REDG: sm_90's RED to global
 _BYPASS_CAPABLE = frozenset(("LDG", "LDGSTS", "LDL"))
 
 _SIMPLE = {  # category -> (kind, unit, lat) for the non-memory categories

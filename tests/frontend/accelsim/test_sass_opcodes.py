@@ -30,6 +30,8 @@ from warpsim.ir.sass import ARCH_TABLES, OpcodeDecoder, OpcodeEncoder, arch_of, 
     ("ATOMG.E.EXCH.64.STRONG.GPU", InstKind.ATOMIC, Unit.LDST, LatClass.MEM, MemSpace.GLOBAL,
      FLAG_BYPASS_L1, 8),
     ("RED.E.ADD.STRONG.GPU", InstKind.ATOMIC, Unit.LDST, LatClass.MEM, MemSpace.GLOBAL, FLAG_BYPASS_L1, 4),
+    # sm_90's spelling (ptxas for H100/H200: micro/atomic_tput's red.global.add)
+    ("REDG.E.ADD.STRONG.GPU", InstKind.ATOMIC, Unit.LDST, LatClass.MEM, MemSpace.GLOBAL, FLAG_BYPASS_L1, 4),
     ("ATOMS.POPC.INC.32", InstKind.ATOMIC, Unit.LDST, LatClass.MEM, MemSpace.SHARED, 0, 4),
     ("BAR.SYNC", InstKind.BARRIER, Unit.LDST, LatClass.MEM, MemSpace.NONE, 0, 0),
     ("MEMBAR.SC.GPU", InstKind.MEMBAR, Unit.LDST, LatClass.MEM, MemSpace.NONE, 0, 0),

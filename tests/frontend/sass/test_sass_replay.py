@@ -140,6 +140,24 @@ def test_replay_reproduces_ptx_global_traffic(workload):
 
 @pytest.mark.skipif(find_tool("ptxas") is None or find_tool("nvdisasm") is None,
                     reason="needs ptxas and nvdisasm (pip install 'warpsim[cuda]')")
+def test_hopper_reductions_replay_with_ptx_addresses():
+    """ptxas for sm_90 writes red.global.add as REDG (an H200 ran micro/atomic_tput's 391,680 warp
+    instructions, which the sm_90 replay matches exactly): every REDG carries the PTX atomics'
+    addresses."""
+    from warpsim.api import load_commands
+    from warpsim.frontend.sass import sass_commands
+
+    ptx = [c for c in load_commands("micro/atomic_tput")[0] if hasattr(c, "info")]
+    (s,) = sass_commands(ptx, 90)
+    assert "REDG" in {i.base for i in s.sass.insts}
+    for cp, cs in zip(ptx[0].iter_ctas(), s.iter_ctas(), strict=True):
+        for wp, ws in zip(cp.warps, cs.warps, strict=True):
+            assert _global_traffic(wp) == _global_traffic(ws)
+            assert int((ws.kind == InstKind.ATOMIC).sum()) == int((wp.kind == InstKind.ATOMIC).sum()) > 0
+
+
+@pytest.mark.skipif(find_tool("ptxas") is None or find_tool("nvdisasm") is None,
+                    reason="needs ptxas and nvdisasm (pip install 'warpsim[cuda]')")
 def test_toolchain_reproduces_the_fixture(tmp_path, monkeypatch):
     monkeypatch.setenv("WARPSIM_SASS_CACHE", str(tmp_path))
     text = ptx_to_sass_text(VECADD_PTX.read_text(), 75, str(VECADD_PTX))

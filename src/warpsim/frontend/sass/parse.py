@@ -32,8 +32,8 @@ _BRANCH_TARGET_RE = re.compile(r"`\(([^)]+)\)")
 _REG_TOKEN_RE = re.compile(r"(?<![\w.])(-|!|~|\|)?\b(UR\d+|URZ|UP\d|UPT|R\d+|RZ|P\d|PT)\b")
 
 # opcodes whose first operand is a source, not a destination
-_NO_DST = frozenset(("ST", "STG", "STS", "STL", "RED", "BAR", "BRA", "BRX", "BRXU", "JMP", "JMX", "EXIT",
-                     "RET", "CALL", "BSSY", "BSYNC", "WARPSYNC", "BMOV", "MEMBAR", "ERRBAR", "CCTL",
+_NO_DST = frozenset(("ST", "STG", "STS", "STL", "RED", "REDG", "BAR", "BRA", "BRX", "BRXU", "JMP", "JMX",
+                     "EXIT", "RET", "CALL", "BSSY", "BSYNC", "WARPSYNC", "BMOV", "MEMBAR", "ERRBAR", "CCTL",
                      "NOP", "DEPBAR", "YIELD", "KILL", "BPT", "NANOSLEEP", "FENCE", "CCTLL", "BREAK",
                      "ATOMS.POPC", "SYNCS"))
 # opcodes whose first two operands are predicate destinations
