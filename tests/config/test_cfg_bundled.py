@@ -164,6 +164,10 @@ def test_h200_is_the_h100_with_a_larger_l2_and_faster_dram():
                     flat[f"{section}.{k}"] = (h100[section][k], h200[section][k])
         elif h100[section] != h200[section]:
             flat[section] = None
-    assert set(flat) == {"name", "description", "clocks.dram", "l2.assoc"}
+    assert set(flat) == {"name", "description", "clocks.dram", "l2.assoc", "dram.bus_width_bytes",
+                         "dram.burst_length"}
     gpu = load_gpu("H200")
-    assert gpu.dram.channels * 32 * gpu.clocks.dram * 1e6 == 4.8e12      # bytes per second
+    d = gpu.dram
+    cycles_per_atom = max(1, d.burst_length // d.command_ratio)       # as the DRAM model charges it
+    assert d.atom_bytes == 32 and cycles_per_atom == 1
+    assert d.channels * d.atom_bytes / cycles_per_atom * gpu.clocks.dram * 1e6 == 4.8e12   # bytes/s

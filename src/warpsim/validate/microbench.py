@@ -134,13 +134,15 @@ def peak_bandwidths(gpu) -> dict[str, tuple[float, str]]:
     """Peak bytes per core cycle the description implies."""
     core = gpu.clocks.core
     d = gpu.dram
-    dram = d.channels * d.atom_bytes * gpu.clocks.dram / core
+    # one 32 B atom per channel every burst_length / command_ratio DRAM cycles (the data bus occupancy
+    # the DRAM model charges; HBM3's BL4 at ratio 2 takes two cycles, GDDR6's BL16 at ratio 4 four)
+    dram = d.channels * d.atom_bytes / max(1, d.burst_length // d.command_ratio) * gpu.clocks.dram / core
     l2_tag = gpu.l2.slices * 32 * gpu.clocks.l2 / core
     xbar = gpu.sm.count * 32 * gpu.clocks.icnt / core * min(1.0, gpu.icnt.flit_bytes / 40)
     return {
         "l1": (gpu.l1d.banks * 32.0, "l1d.banks x 32 B per SM"),
         "l2": (min(l2_tag, xbar), "min(slices x 32 B per L2 cycle, SMs x 32 B reply per icnt cycle)"),
-        "dram": (dram, "channels x 32 B per DRAM cycle"),
+        "dram": (dram, "channels x 32 B per BL/ratio DRAM cycles"),
         "shared": (float(gpu.shared.banks * gpu.shared.bank_width), "banks x bank_width per SM"),
     }
 
