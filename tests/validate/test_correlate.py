@@ -127,3 +127,27 @@ def test_unknown_csv_layout(tmp_path):
     p.write_text("a,b\n1,2\n")
     with pytest.raises(InputError, match="not a hardware-counter CSV"):
         read_hw_counters(p)
+
+
+def test_several_nsight_exports_are_told_apart_by_their_program(tmp_path):
+    """`warpsim silicon` writes one export per program, all from process python3: given together,
+    each kernel's benchmark is its file's program, so --benchmark picks one program's kernels."""
+    def export(name, cycles):
+        p = tmp_path / f"{name}_standard.counters.ncu.csv"
+        p.write_text('"ID","Process Name","Kernel Name","gpc__cycles_elapsed.max"\n'
+                     '"","","","cycle"\n'
+                     f'"0","python3.12","vecadd","{cycles}"\n')
+        return p
+
+    a, b = export("micro_vecadd", 1000), export("sdk_vectoradd", 3000)
+    sim = _sim_doc(tmp_path, [_kernel("vecadd", 1100, 10, (0, 0, 0, 0), (0, 0, 0, 0), 0, 0)])
+    doc = correlate([sim], [a, b], ["cycles"], benchmark="^micro_vecadd")
+    (p,) = doc["points"]
+    assert p["benchmark"] == "micro_vecadd_standard" and p["hw"]["cycles"] == 1000
+    assert doc["hardware_file"] == f"{a}, {b}"
+    doc = correlate([sim], [a, b], ["cycles"])           # the same kernel name in two programs
+    assert not doc["points"] and "ambiguous" in doc["unmatched_sim_kernels"][0]
+    result = CliRunner().invoke(app, ["correlate", str(sim), str(a), str(b), "--benchmark", "sdk_",
+                                      "--counters", "cycles"])
+    assert result.exit_code == 0, result.output
+    assert "3,000" in result.output or "3000" in result.output

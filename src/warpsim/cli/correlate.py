@@ -16,8 +16,9 @@ out_console = Console()
 
 @app.command()
 def correlate(
-    files: list[Path] = typer.Argument(..., help="result documents (SIM.json, one or more) and one hardware "
-                                                 "CSV (Accel-Sim counter schema or Nsight Compute export)"),
+    files: list[Path] = typer.Argument(..., help="result documents (SIM.json, one or more) and hardware "
+                                                 "CSVs (Accel-Sim counter schema or Nsight Compute exports, "
+                                                 "e.g. one per program from `warpsim silicon`)"),
     counters: str = typer.Option("all", "--counters",
                                  help="comma-separated counters (see docs/validation.md)"),
     maps: list[str] = typer.Option([], "--map", help="match a simulated kernel to a hardware one: SIM=HW"),
@@ -36,10 +37,10 @@ def correlate(
 
     hw = [f for f in files if f.suffix.lower() == ".csv"]
     sims = [f for f in files if f.suffix.lower() != ".csv"]
-    if len(hw) != 1 or not sims:
-        raise InputError("give one or more result documents (.json) and exactly one hardware CSV (.csv)",
+    if not hw or not sims:
+        raise InputError("give one or more result documents (.json) and one or more hardware CSVs (.csv)",
                          key="files", text=" ".join(str(f) for f in files))
-    doc = run_correlate(sims, hw[0], parse_counter_list(counters), mapping=C.parse_maps(maps),
+    doc = run_correlate(sims, hw, parse_counter_list(counters), mapping=C.parse_maps(maps),
                         benchmark=benchmark)
     if json_out:
         write_json(doc, json_out)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from warpsim.errors import InputError
 from warpsim.validate.counters import COUNTERS
-from warpsim.validate.hwcounters import read_hw_counters
+from warpsim.validate.hwcounters import HwKernel, read_hw_counters
 from warpsim.validate.stats import summarize
 
 
@@ -129,11 +129,28 @@ def match(sim_names: Sequence[str], hw_keys: Sequence[tuple[str, str]], workload
     return pairs, missed
 
 
-def correlate(sim_paths: Sequence[str | Path], hw_path: str | Path, counters: Sequence[str] | None = None,
-              *, mapping: Mapping[str, str] | None = None, benchmark: str | None = None) -> dict:
+def read_hardware_files(hw_paths: Sequence[str | Path]) -> tuple[str, list[HwKernel]]:
+    """Kernels of one or more hardware CSVs. With several Nsight Compute exports (one per program, as
+    `warpsim silicon` writes them), each kernel's benchmark is its file's program, not ncu's process
+    name, so `--benchmark` and ambiguous names can tell the programs apart."""
+    formats, kernels = [], []
+    for path in hw_paths:
+        fmt, ks = read_hw_counters(path)
+        if len(hw_paths) > 1 and fmt.startswith("nsight"):
+            stem = Path(path).name.split(".")[0]
+            ks = [replace(k, benchmark=stem) for k in ks]
+        formats.append(fmt)
+        kernels += ks
+    return ", ".join(dict.fromkeys(formats)), kernels
+
+
+def correlate(sim_paths: Sequence[str | Path], hw_path: str | Path | Sequence[str | Path],
+              counters: Sequence[str] | None = None, *, mapping: Mapping[str, str] | None = None,
+              benchmark: str | None = None) -> dict:
     """The correlation document: matched points, per-counter statistics, unmatched kernels."""
     names = list(counters or COUNTERS)
-    fmt, hw_kernels = read_hw_counters(hw_path)
+    hw_paths = [hw_path] if isinstance(hw_path, str | Path) else list(hw_path)
+    fmt, hw_kernels = read_hardware_files(hw_paths)
     if benchmark:
         hw_kernels = [k for k in hw_kernels if re.search(benchmark, k.benchmark, re.IGNORECASE)]
         if not hw_kernels:
@@ -162,7 +179,7 @@ def correlate(sim_paths: Sequence[str | Path], hw_path: str | Path, counters: Se
         else:
             s = summarize([b[0] for b in both], [b[1] for b in both])
             stats[c] = {**s.as_dict(), "status": "ok"}
-    return {"hardware_file": str(hw_path), "hardware_format": fmt,
+    return {"hardware_file": ", ".join(str(p) for p in hw_paths), "hardware_format": fmt,
             "simulation_files": [str(p) for p in sim_paths],
             "memory_model": ", ".join(sorted(set(models))), "counters": names, "statistics": stats,
             "points": [asdict(p) for p in points], "unmatched_sim_kernels": missed,
