@@ -208,3 +208,51 @@ def test_measure_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
     failures = json.loads((out / "failures.json").read_text())
     assert list(failures) == ["micro/vecadd"] and "refusing" in failures["micro/vecadd"]
     assert json.loads((out / "kernels.json").read_text())["sdk/vectoradd"] == [["vectorAdd", 1000.0]]
+
+
+def _lease_module():
+    path = Path(__file__).parents[2] / "benchmarks" / "silicon" / "lease.py"
+    spec = importlib.util.spec_from_file_location("warpsim_lease", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_lease_deadline_rebuild_and_pack(tmp_path, monkeypatch):
+    """benchmarks/silicon/lease.py: one workload at a time under a deadline, rows merged; --rebuild
+    makes the same rows from the exports alone; --pack keeps ncu's layout with only metric columns,
+    which `correlate` still reads."""
+    from warpsim.validate.hwcounters import read_hw_counters
+
+    lease = _lease_module()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("nvcc", FAKE_NVCC), ("ncu", FAKE_NCU)):
+        (bin_dir / name).write_text(f"#!{sys.executable}\n{text}")
+        (bin_dir / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(FAKES), *sys.path]))
+    monkeypatch.setitem(sys.modules, "cupy", _fake_module)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "device.json").write_text(json.dumps({"name": "Fake GPU (warpsim emulator)"}))
+    lease.main([str(out), "tiny", "600", "--counters", "rodinia/lud", "sdk/vectoradd", "rodinia/lud"])
+    rows = {r.program: r for r in read_hardware_csv(out / "hardware.csv")}
+    assert set(rows) == {"sdk/vectoradd", "rodinia/lud"} and rows["sdk/vectoradd"].cycles == 1000
+    n = len(run_workload("rodinia/lud", "tiny", api=None, verify=False).launches)
+    assert rows["rodinia/lud"].cycles == 1000 * n * (n + 1) / 2
+    before = (out / "hardware.csv").read_text()
+    # a second call measures nothing again; no time left starts nothing new
+    lease.main([str(out), "tiny", "0", "sdk/vectoradd", "rodinia/lud", "polybench/gemm"])
+    assert (out / "hardware.csv").read_text() == before
+    # the rows again from the exports, as after a fix to their reader
+    for f in (out / "runs").glob("*/hardware.csv"):
+        f.unlink()
+    lease.main([str(out), "tiny", "0", "--rebuild"])
+    again = (out / "hardware.csv").read_text().splitlines()
+    assert [ln.split(",")[:12] for ln in again] == [ln.split(",")[:12] for ln in before.splitlines()]
+    lease.main([str(out), "tiny", "0", "--pack", str(tmp_path / "packed")])
+    packed = tmp_path / "packed" / "rodinia_lud_tiny.counters.ncu.csv"
+    fmt, kernels = read_hw_counters(packed)
+    assert fmt == "nsight-raw" and len(kernels) == n + 1       # and the foreign kernel
+    assert (tmp_path / "packed" / "hardware.csv").read_text() == "\n".join(again) + "\n"
