@@ -256,3 +256,23 @@ def test_lease_deadline_rebuild_and_pack(tmp_path, monkeypatch):
     fmt, kernels = read_hw_counters(packed)
     assert fmt == "nsight-raw" and len(kernels) == n + 1       # and the foreign kernel
     assert (tmp_path / "packed" / "hardware.csv").read_text() == "\n".join(again) + "\n"
+
+
+def test_lease_events_fallback_times_each_launch(tmp_path, monkeypatch):
+    """Without a profiler: CUDA events around each launch, times the SM clock, and the row says so."""
+    lease = _lease_module()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nvcc").write_text(f"#!{sys.executable}\n{FAKE_NVCC}")
+    (bin_dir / "nvcc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setitem(sys.modules, "cupy", _fake_module)
+    monkeypatch.setattr(lease, "sm_clock_mhz", lambda: 1500.0)
+    run = tmp_path / "run"
+    lease.measure_with_events("rodinia/lud", "tiny", run)
+    (row,) = read_hardware_csv(run / "hardware.csv")
+    n = len(run_workload("rodinia/lud", "tiny", api=None, verify=False).launches)
+    # start record, the launch, stop record: 2 ticks = 2 us = 3,000 cycles at 1500 MHz per launch
+    assert row.cycles == pytest.approx(3000 * n)
+    text = (run / "hardware.csv").read_text()
+    assert "events x clock" in text and "gpc__cycles_elapsed" not in text and "passed" in text

@@ -21,6 +21,7 @@ class FakeCupy:
 
         self.dev = Device()
         self.launched: list[tuple] = []
+        self.ticks = 0          # the stand-in's clock: one tick per launch and per event record
         rt = SimpleNamespace(memcpyHostToDevice=1, memcpyDeviceToHost=2, deviceSynchronize=lambda: None,
                              memcpy=self._memcpy)
         self.cuda = SimpleNamespace(runtime=rt)
@@ -46,6 +47,7 @@ class FakeCupy:
             def launch(grid, block, args, shared_mem=0):
                 assert all(isinstance(a, np.generic) for a in args)     # widths fixed by the adapter
                 self.launched.append((name, grid, block, [a.dtype for a in args]))
+                self.ticks += 1
                 mod.launch(name, grid, block, [a.item() for a in args], shared_bytes=shared_mem)
             return launch
 
@@ -60,3 +62,18 @@ cuda = _default.cuda
 RawModule = _default.RawModule
 cuda.Device = lambda i: SimpleNamespace(compute_capability="75")
 cuda.runtime.getDeviceProperties = lambda i: {"name": b"Fake GPU (warpsim emulator)"}
+
+
+class Event:
+    """A CUDA event on the stand-in's clock (1 tick = 1 microsecond)."""
+
+    def record(self) -> None:
+        _default.ticks += 1
+        self.tick = _default.ticks
+
+    def synchronize(self) -> None:
+        pass
+
+
+cuda.Event = Event
+cuda.get_elapsed_time = lambda start, stop: (stop.tick - start.tick) * 1e-3    # milliseconds
