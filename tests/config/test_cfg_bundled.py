@@ -154,7 +154,8 @@ def test_every_number_in_the_files_has_a_source_legend():
 
 
 def test_h200_is_the_h100_with_a_larger_l2_and_faster_dram():
-    """Only what the H200 changes differs (docs: config/gpus/H200.toml's header)."""
+    """Only what the H200 changes differs (docs: config/gpus/H200.toml's header), and the L1 miss
+    queue calibrated on its silicon run."""
     h100, h200 = load_gpu("H100").to_dict(), load_gpu("H200").to_dict()
     flat = {}
     for section in h100:
@@ -165,7 +166,7 @@ def test_h200_is_the_h100_with_a_larger_l2_and_faster_dram():
         elif h100[section] != h200[section]:
             flat[section] = None
     assert set(flat) == {"name", "description", "clocks.dram", "l2.assoc", "dram.bus_width_bytes",
-                         "dram.burst_length"}
+                         "dram.burst_length", "l1d.miss_queue"}
     gpu = load_gpu("H200")
     d = gpu.dram
     cycles_per_atom = max(1, d.burst_length // d.command_ratio)       # as the DRAM model charges it
