@@ -176,17 +176,25 @@ for i, (k, c) in enumerate(rows):
 """
 
 
-def test_measure_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
-    """measure(): compile, two profiled passes of the child process, the hardware file, the ncu
-    exports and a failure that does not lose the other workloads."""
+STAND_INS = {"nvcc": FAKE_NVCC, "ncu": FAKE_NCU}
+
+
+def _stand_in_tools(tmp_path, monkeypatch, tools) -> None:
+    """The stand-in executables on PATH, and the stand-in CuPy here and in child processes."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for name, text in (("nvcc", FAKE_NVCC), ("ncu", FAKE_NCU)):
-        (bin_dir / name).write_text(f"#!{sys.executable}\n{text}")
+    for name in tools:
+        (bin_dir / name).write_text(f"#!{sys.executable}\n{STAND_INS[name]}")
         (bin_dir / name).chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(FAKES), *sys.path]))
     monkeypatch.setitem(sys.modules, "cupy", _fake_module)
+
+
+def test_measure_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
+    """measure(): compile, two profiled passes of the child process, the hardware file, the ncu
+    exports and a failure that does not lose the other workloads."""
+    _stand_in_tools(tmp_path, monkeypatch, ("nvcc", "ncu"))
     out = tmp_path / "out"
     with pytest.raises(InputError, match="no bundled workload named 'sdk/nonexistent'"):
         measure(["sdk/vectoradd", "sdk/nonexistent"], "tiny", out)
@@ -225,14 +233,7 @@ def test_lease_deadline_rebuild_and_pack(tmp_path, monkeypatch):
     from warpsim.validate.hwcounters import read_hw_counters
 
     lease = _lease_module()
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name, text in (("nvcc", FAKE_NVCC), ("ncu", FAKE_NCU)):
-        (bin_dir / name).write_text(f"#!{sys.executable}\n{text}")
-        (bin_dir / name).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(FAKES), *sys.path]))
-    monkeypatch.setitem(sys.modules, "cupy", _fake_module)
+    _stand_in_tools(tmp_path, monkeypatch, ("nvcc", "ncu"))
     out = tmp_path / "out"
     out.mkdir()
     (out / "device.json").write_text(json.dumps({"name": "Fake GPU (warpsim emulator)"}))
@@ -261,12 +262,7 @@ def test_lease_deadline_rebuild_and_pack(tmp_path, monkeypatch):
 def test_lease_events_fallback_times_each_launch(tmp_path, monkeypatch):
     """Without a profiler: CUDA events around each launch, times the SM clock, and the row says so."""
     lease = _lease_module()
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "nvcc").write_text(f"#!{sys.executable}\n{FAKE_NVCC}")
-    (bin_dir / "nvcc").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setitem(sys.modules, "cupy", _fake_module)
+    _stand_in_tools(tmp_path, monkeypatch, ("nvcc",))
     monkeypatch.setattr(lease, "sm_clock_mhz", lambda: 1500.0)
     run = tmp_path / "run"
     lease.measure_with_events("rodinia/lud", "tiny", run)
