@@ -151,3 +151,27 @@ def test_several_nsight_exports_are_told_apart_by_their_program(tmp_path):
                                       "--counters", "cycles"])
     assert result.exit_code == 0, result.output
     assert "3,000" in result.output or "3000" in result.output
+
+
+def test_l2_traffic_counters_do_not_depend_on_what_each_side_calls_a_hit(tmp_path):
+    """hotspot on an H200 (benchmarks/silicon/h200-2026-11-27): Nsight counts its 43,520 L2 write
+    sectors as hits, warpsim's write-validate L2 10,752 hits + 32,768 misses; the traffic agrees."""
+    hw = tmp_path / "hotspot.ncu.csv"
+    hw.write_text('"ID","Process Name","Kernel Name",'
+                  '"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",'
+                  '"lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum",'
+                  '"lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum",'
+                  '"lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum"\n'
+                  '"","","","sector","sector","sector","sector"\n'
+                  '"0","python3","calculate_temp","105,937","85,234","43,520","0"\n')
+    k = _kernel("calculate_temp", 12900, 3027028, (8, 172720, 0, 43520), (49057, 172712, 10752, 43520),
+                65536, 0)
+    doc = correlate([_sim_doc(tmp_path, [k])], hw, ["l2_reads", "l2_writes", "l2_write_hits"])
+    (p,) = doc["points"]
+    assert p["hw"]["l2_writes"] == p["sim"]["l2_writes"] == 43520
+    assert p["hw"]["l2_reads"] == 105937 + 85234 and p["sim"]["l2_reads"] == 172712
+    assert (p["hw"]["l2_write_hits"], p["sim"]["l2_write_hits"]) == (43520, 10752)
+    hw2 = tmp_path / "hw.csv"          # Accel-Sim's schema: the sums of its L2 columns
+    hw2.write_text(ACCELSIM_HEADER + "b,calculate_temp,1,1,1,1,0,0,1,1,200,100,40,0,0,0,0,1000,1\n")
+    (p,) = correlate([_sim_doc(tmp_path, [k])], hw2, ["l2_reads", "l2_writes"])["points"]
+    assert (p["hw"]["l2_reads"], p["hw"]["l2_writes"]) == (300, 40)

@@ -5,8 +5,9 @@ an Nsight Compute CSV export. All cache and DRAM counts are 32 B sectors.
 COUNTERS below is that table (docs/validation.md prints it in full): cycles, warp_instructions,
 ipc (warp instructions per cycle), l1/l2 read/write hits/misses (GLOBAL_ACC_R/W breakdown rows of
 the result JSON; Accel-Sim L1_RH ... L2_WM; Nsight l1tex__t_sectors_pipe_lsu_mem_global_op_* and
-lts__t_sectors_srcunit_tex_op_* lookup_hit/lookup_miss), dram_reads/writes (DRAM_Rd/Wr;
-dram__sectors_read/write.sum).
+lts__t_sectors_srcunit_tex_op_* lookup_hit/lookup_miss), l2_reads/writes (the L2's sector traffic:
+hits + misses on each side, which agree where the hit/miss split does not), dram_reads/writes
+(DRAM_Rd/Wr; dram__sectors_read/write.sum).
 
 As in Accel-Sim's correlator, a pending hit (HIT_RESERVED: the sector is already on its way) counts
 as a miss, not a hit. The fixed memory model has no caches: its cache and DRAM counters are absent
@@ -26,6 +27,7 @@ class Counter:
     accelsim: tuple[str, ...]         # column in the Accel-Sim HW CSV (empty: not in that schema)
     nsight: tuple[str, ...]           # metric names, first present wins
     ratio_of: tuple[str, str] | None = None   # derived: numerator / denominator counters
+    sum_of: tuple[str, ...] | None = None     # derived: the sum of these counters
 
 
 def _cache(level: str, kind: str, what: str) -> Callable[[dict], float | None]:
@@ -34,6 +36,8 @@ def _cache(level: str, kind: str, what: str) -> Callable[[dict], float | None]:
         if not bd or kind not in bd:
             return None
         row = bd[kind]
+        if what == "all":
+            return float(row["TOTAL_ACCESS"])
         return float(row["HIT"]) if what == "hit" else float(row["TOTAL_ACCESS"] - row["HIT"])
     return get
 
@@ -63,6 +67,11 @@ COUNTERS: dict[str, Counter] = {c.name: c for c in (
     Counter("l2_read_misses", _cache("l2", R, "miss"), ("L2_RM",), (LTS + "read_lookup_miss.sum",)),
     Counter("l2_write_hits", _cache("l2", W, "hit"), ("L2_WH",), (LTS + "write_lookup_hit.sum",)),
     Counter("l2_write_misses", _cache("l2", W, "miss"), ("L2_WM",), (LTS + "write_lookup_miss.sum",)),
+    # the L2's sector traffic, whatever each cache calls a hit: a write to a sector the L2 allocates
+    # without fetching is a hit to Nsight (and 0 write misses in every GV100 row), a miss to warpsim's
+    # write-validate L2; a read of a sector already being filled is a miss here, a hit there
+    Counter("l2_reads", _cache("l2", R, "all"), (), (), sum_of=("l2_read_hits", "l2_read_misses")),
+    Counter("l2_writes", _cache("l2", W, "all"), (), (), sum_of=("l2_write_hits", "l2_write_misses")),
     Counter("dram_reads", _dram("reads"), ("DRAM_Rd",), ("dram__sectors_read.sum",)),
     Counter("dram_writes", _dram("writes"), ("DRAM_Wr",), ("dram__sectors_write.sum",)),
 )}

@@ -39,6 +39,8 @@ def _derive(values: dict[str, float]) -> None:
             num, den = (values.get(n) for n in c.ratio_of)
             if num is not None and den:
                 values[c.name] = num / den
+        if c.sum_of and c.name not in values and all(n in values for n in c.sum_of):
+            values[c.name] = sum(values[n] for n in c.sum_of)
 
 
 def _accelsim(rows: list[dict], path: Path) -> list[HwKernel]:
