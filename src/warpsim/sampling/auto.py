@@ -98,6 +98,7 @@ from warpsim.sampling.reuse_checks import (
     ExtraChecks,
     Z,
     group_half_width,
+    size_line,
     sizes_vary,
     spreads,
 )
@@ -362,7 +363,7 @@ def _curve(points: list[tuple[float, float]]):
     in size by more than 1 %: the least-squares line through two (below), the piecewise line
     through three or more (its end segments continued beyond them); None otherwise (mean CPI)."""
     if len(points) < 3:
-        line = _line(points)
+        line = size_line(points)
         return None if line is None else (lambda v: line[0] + line[1] * v)
     x, inv = np.unique(np.array([p[0] for p in points], dtype=float), return_inverse=True)
     y = np.bincount(inv, weights=[p[1] for p in points]) / np.bincount(inv)
@@ -378,20 +379,6 @@ def _curve(points: list[tuple[float, float]]):
             return float(y[-1] + (v - x[-1]) * hi_slope)
         return float(np.interp(v, x, y))
     return at
-
-
-def _line(points: list[tuple[float, float]]) -> tuple[float, float] | None:
-    """(intercept, slope) of cycles against warp instructions, least squares over the simulated
-    launches (through both when two), when their sizes differ by more than 1 %; None otherwise
-    (the mean-CPI rule applies)."""
-    if len(points) < 2:
-        return None
-    x = np.array([p[0] for p in points], dtype=float)
-    y = np.array([p[1] for p in points], dtype=float)
-    if not sizes_vary(x):
-        return None
-    slope = float(((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum())
-    return float(y.mean() - slope * x.mean()), slope
 
 
 def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, KernelProjection]

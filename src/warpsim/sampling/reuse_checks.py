@@ -33,6 +33,20 @@ def sizes_vary(sizes) -> bool:
     return sizes.size > 0 and bool(sizes.max() - sizes.min() > SIZE_TOLERANCE * sizes.max())
 
 
+def size_line(points: list[tuple[float, float]]) -> tuple[float, float] | None:
+    """(intercept, slope) of cycles against warp instructions, least squares over the simulated
+    launches (through both when two), when their sizes differ by more than 1 %; None otherwise
+    (the mean-CPI rule applies)."""
+    if len(points) < 2:
+        return None
+    x = np.array([p[0] for p in points], dtype=float)
+    y = np.array([p[1] for p in points], dtype=float)
+    if not sizes_vary(x):
+        return None
+    slope = float(((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum())
+    return float(y.mean() - slope * x.mean()), slope
+
+
 def quantile(dof: float) -> float:
     """Two-sided 95 % quantile for a spread estimated with `dof` degrees of freedom."""
     if not dof > 0:
@@ -74,7 +88,7 @@ def own_spread(points: list[tuple[float, float]], latency: float) -> tuple[float
         return float(c.std(ddof=1) / c.mean()), len(c) - 1
     if len(x) < 3:
         return None
-    slope, icept = np.polyfit(x, y, 1)
+    icept, slope = size_line(pts)
     e = y - (icept + slope * x)
     if y.mean() <= 0:
         return None

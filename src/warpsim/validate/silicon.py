@@ -62,6 +62,7 @@ class SiliconRow:
     gpu: str
     measured: str
     kernel_cycles: list[tuple[str, float]] = field(default_factory=list)
+    cycles_metric: str = CYCLE_METRICS[0]     # where the cycles come from (another timer: its name)
 
     def csv_row(self) -> dict[str, str]:
         suite = self.workload.split("/", 1)[0]
@@ -72,7 +73,7 @@ class SiliconRow:
             "warpsim_workload": self.workload, "warpsim_sizes": sizes, "launches": str(self.launches),
             "sm_clock_mhz": f"{self.sm_clock_mhz:.0f}", "gpu_time_us": f"{self.gpu_time_us:.2f}",
             "warp_instructions": "" if self.warp_instructions is None else f"{self.warp_instructions:.0f}",
-            "checks": self.checks, "cycles_metric": CYCLE_METRICS[0], "cache_control": "none",
+            "checks": self.checks, "cycles_metric": self.cycles_metric, "cache_control": "none",
             "clock_control": "none", "gpu": self.gpu, "measured": self.measured,
         }
 
