@@ -52,3 +52,23 @@ def test_simulated_residency_reaches_the_predicted_occupancy():
     assert r.occupancy_achieved > 0.95
     gto = run([kernel([w] * 8, ctas=640, nregs=32)]).kernels[0]
     assert 0.4 < gto.occupancy_achieved < 0.7      # retiring one warp after another: about half
+
+
+def test_ctas_loaded_in_several_refills_still_spread_one_per_sm(monkeypatch):
+    """40 CTAs that each keep their SM's four schedulers busy (4 warps x 400 independent SP
+    instructions, one every 2 cycles on Volta's 16-lane FP32 units: 800 cycles) on 80 SMs:
+    breadth first, every CTA has an SM to itself and the kernel takes one CTA's time. The queue
+    budget is cut so the grid arrives 8 CTAs per refill; a placement pass that restarted one SM
+    after the previous pass's start stacked CTAs on the first SMs (4,001 cycles here; H200
+    micro/l1_bw ran at 2.0x silicon)."""
+    from timing_kit import LAUNCH, kernel, run, sp, warp
+
+    import warpsim.timing.gpu as tg
+
+    w = warp(*[sp(1 + n % 8) for n in range(400)])
+    whole = run([kernel([w] * 4, ctas=40)]).kernels[0]
+    monkeypatch.setattr(tg, "QUEUED_INSTRUCTION_BUDGET", 8 * 4 * 401)
+    refilled = run([kernel([w] * 4, ctas=40)]).kernels[0]
+    for r in (whole, refilled):
+        busy = r.end_cycle - LAUNCH
+        assert 800 <= busy < 860, busy                # one CTA's issue time, not two

@@ -171,6 +171,7 @@ def place_ctas(t, bl, wp, sc, ct, sms, kn, gl, p):
     placed = 0
     if n > 0:
         nsms = p[P_NSMS]
+        last = -1
         for step in range(nsms):
             s = (gl.g[G_RR_SM] + step) % nsms
             for x in range(n):
@@ -178,9 +179,12 @@ def place_ctas(t, bl, wp, sc, ct, sms, kn, gl, p):
                 if kk[k, K_QTAIL] > kk[k, K_QHEAD] and _fits(s, k, sms, kn, p):
                     _place(s, k, t, bl, wp, sc, ct, sms, kn, gl, p)
                     placed += 1
+                    last = s
                     break
+        # the next pass starts after the last SM served, so CTAs that arrive in several refills
+        # of the queue still spread one per SM before any SM gets a second (breadth first)
         if placed > 0:
-            gl.g[G_RR_SM] = (gl.g[G_RR_SM] + 1) % nsms
+            gl.g[G_RR_SM] = (last + 1) % nsms
     return placed
 
 
