@@ -61,6 +61,12 @@ def test_instructions_as_printed(vecadd):
     ("BAR.SYNC", "0x0", (), ()),
     ("FFMA", "R7, -R9, R6, 1", (7,), (9, 6)),
     ("LOP3.LUT", "R0, R0, 0x3, RZ, 0xc0, !PT", (0,), (0,)),
+    # the returned value is a destination behind the predicate one (sm_90 and sm_75 forms); the
+    # next atomic's address waits on it (H200 micro/atomic_lat ran 24x too fast without)
+    ("ATOMG.E.ADD.STRONG.GPU", "PT, R4, desc[UR4][R4.64], R13", (4,), (UREG_BASE + 4, 4, 13)),
+    ("ATOMG.E.CAS.64.STRONG.GPU", "P0, R2, [R2.64], R4, R6", (PRED_BASE, 2, 3), (2, 4, 6)),
+    ("ATOM.E.ADD.STRONG.GPU", "PT, R5, [R2.64], R7", (5,), (2, 7)),
+    ("RED.E.ADD.STRONG.GPU", "[R2.64], R7", (), (2, 7)),
 ])
 def test_operand_decoding(opcode, operands, dst, src):
     assert decode_operands(opcode, operands) == (dst, src)
