@@ -74,8 +74,8 @@ def test_fixed_latency_by_space_qv100_and_h100():
     assert f.shape == (len(MemSpace),) == (7,)
     assert list(f) == [0, 33, 27, 33, 33, 33, 33]      # calibrated: L1 hit 33, shared 27
     h = load_gpu("H100").fixed_latency_by_space()
-    assert h[MemSpace.NONE] == 0 and h[MemSpace.GLOBAL] == h[MemSpace.GENERIC] == 41
-    assert h[MemSpace.SHARED] == 29
+    assert h[MemSpace.NONE] == 0 and h[MemSpace.GLOBAL] == h[MemSpace.GENERIC] == 33   # [SIL]
+    assert h[MemSpace.SHARED] == 24
 
 
 @pytest.mark.parametrize("name", list_gpus())
@@ -84,4 +84,4 @@ def test_fixed_memory_values_follow_the_documented_derivation(name):
     fm = cfg.fixed_memory
     assert fm.global_ == fm.local == fm.const == fm.tex == cfg.l1d.latency
     assert fm.shared == cfg.shared.latency
-    assert fm.atomic == cfg.l2.rop_latency
+    assert fm.atomic == cfg.l2.rop_latency + cfg.l2.atomic_latency

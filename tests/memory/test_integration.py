@@ -39,8 +39,8 @@ def stream_kernel(n_ctas, warps, loads, base, kid=1, name="stream"):
 def test_pointer_chase_latencies_equal_the_standalone_driver(qv100):
     core = {r.name: r.measured for r in mc.bench_latencies_core(qv100)}
     alone = {r.name: r.measured for r in mb.bench_latencies(qv100)}
-    assert set(core) == set(alone)
-    for name in core:
+    assert set(core) == set(alone) | {"atomic_latency"}    # atomics need the core (test_atomic_latency)
+    for name in alone:
         if name == "dram_latency":
             # the core's chase starts after the kernel launch latency, at another phase of the
             # DRAM clock than the standalone driver's: a DRAM access may land one DRAM clock apart

@@ -34,7 +34,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 NON_NEGATIVE = {
     "sm.shared_reserved_per_cta", "sm.max_concurrent_kernels",
     "units.dp", "units.sfu", "units.tensor", "units.bra", "units.tex", "units.udp",
-    "l1d.write_ratio_pct", "l2.coalescer_entries", "l2.coalescer_max_merge",
+    "l1d.write_ratio_pct", "l2.coalescer_entries", "l2.coalescer_max_merge", "l2.atomic_latency",
 }
 POWERS_OF_TWO = {
     "sm.warp_size", "sm.register_alloc_unit", "sm.shared_alloc_unit",

@@ -153,6 +153,8 @@ class L2:
     # empty the L2 (write back, invalidate, outside simulated time) before every kernel, as Nsight
     # Compute does while profiling (`--cache-control all`, its default); GPGPU-Sim's flush_l2_cache
     flush_before_kernel: bool = False
+    # cycles an atomic spends in the slice's read-modify-write on top of a load's rop_latency
+    atomic_latency: int = 0
 
     @property
     def slice_bytes(self) -> int:

@@ -26,6 +26,7 @@ from warpsim.validate import microbench_traces as T
 HARDWARE = {
     "l1_latency": 33.73, "l2_latency": 211.07, "dram_latency": 313.46, "shared_latency": 27.01,
     "l1_bandwidth": 116.44, "l2_bandwidth": 1365.73, "dram_bandwidth": 445.77, "shared_bandwidth": 99.71,
+    "atomic_latency": 243.63,
 }
 # l1_bandwidth: l1_bw_128 (16 B per lane; l1_bw_64f measures 122.76); shared_bandwidth: l1_shared_bw.
 

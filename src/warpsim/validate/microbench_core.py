@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from warpsim.ir.kinds import MemSpace
+from warpsim.ir.kinds import LatClass, MemSpace
 from warpsim.ir.records import ListKernel, Memcpy
 from warpsim.timing.memory.hierarchy import build_hierarchy
 from warpsim.validate import microbench_traces as T
@@ -69,7 +69,23 @@ def bench_latencies_core(gpu) -> list[BenchResult]:
     out.append(BenchResult("shared_latency", "cycles", _latency(chase_completions(gpu, k), 1),
                            exp["shared"][0], HARDWARE["shared_latency"],
                            exp["shared"][1] + " (through the SM core)"))
+    alu = int(gpu.latency_table()[int(LatClass.INT), 0])
+    out.append(BenchResult("atomic_latency", "cycles", atomic_chase_latency(gpu),
+                           exp["l2"][0] + gpu.l2.atomic_latency + alu, HARDWARE["atomic_latency"],
+                           "L2 hit + l2.atomic_latency + one INT op (through the SM core)"))
     return out
+
+
+def atomic_chase_latency(gpu, n: int = 1024) -> float:
+    """atomic_add_lat: n atomics on consecutive words (uploaded, so L2 hits), each address one
+    integer op after the previous atomic's value; cycles per atomic + op, as the benchmark
+    divides its clock difference by its repetitions."""
+    k = T.atomic_chase(T.GLOBAL_BASE + 4 * np.arange(n), name="atomic_lat")
+    out = run_core(gpu, [Memcpy(T.GLOBAL_BASE, 4 * n), k], log=2 * n + 8)
+    issue = out.issue_log[:, 0]
+    if issue.shape[0] != 2 * n:
+        raise RuntimeError(f"issue log has {issue.shape[0]} entries, expected {2 * n}")
+    return float(issue[-2] - issue[0]) / (n - 1)      # first atomic to last atomic
 
 
 def stream_rate(gpu, kernel: ListKernel, nbytes: int, pre: list | None = None) -> float:

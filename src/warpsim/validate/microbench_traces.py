@@ -45,6 +45,19 @@ def pointer_chase(addresses: list[int] | np.ndarray, space: MemSpace = MemSpace.
     return ListKernel(_info(name, 1, 1), [CtaTrace((0, 0, 0), [b.build()])])
 
 
+def atomic_chase(addresses: list[int] | np.ndarray, name: str = "atomic_lat") -> ListKernel:
+    """One thread: `index = atomicAdd(&data[index], k)` (Accel-Sim's atomic_add_lat): each
+    global atomic returns R2, one integer multiply-add (IMAD.WIDE: address = base + 4 R2) makes
+    R3, and the next atomic reads R3."""
+    b = WarpBuilder()
+    for i, a in enumerate(addresses):
+        pc = 0x20 * (i % 2048)
+        b.add(pc, 1, InstKind.ATOMIC, Unit.LDST, LatClass.MEM, dst=(2,), src=(3,), space=MemSpace.GLOBAL,
+              width=4, addrs=_lanes([int(a)]), flags=FLAG_BYPASS_L1)
+        b.add(pc + 0x10, 1, InstKind.ALU, Unit.INT, LatClass.INT, dst=(3,), src=(2,))
+    return ListKernel(_info(name, 1, 1), [CtaTrace((0, 0, 0), [b.build()])])
+
+
 def chase_chain(base: int, n_distinct: int, stride: int, rounds: int) -> np.ndarray:
     """Addresses of a chase visiting n_distinct elements `stride` bytes apart, `rounds` times."""
     one = base + stride * np.arange(n_distinct, dtype=np.int64)

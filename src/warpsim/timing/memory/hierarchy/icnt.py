@@ -20,6 +20,7 @@ from warpsim.timing.memory.hierarchy.state import (
     P_IC_INBUF,
     P_IC_LAT,
     P_L1_MQ,
+    P_L2_ATOMIC,
     P_L2_ROP,
     P_NSLICE,
     P_NSM,
@@ -97,7 +98,8 @@ def icnt_cycle(hs, k):
             hs.sc[SC_IC_REQ_PKTS] += 1
             hs.sc[SC_IC_REQ_FLITS] += f
             t_out = (k + f) * pic
-            heap_push(hs, t_out + p[P_IC_LAT] * pic + p[P_L2_ROP] * p[P_PC], EV_L2_ARRIVE, r)
+            rop = p[P_L2_ROP] + (p[P_L2_ATOMIC] if kind == RK_ATOMIC else 0)
+            heap_push(hs, t_out + p[P_IC_LAT] * pic + rop * p[P_PC], EV_L2_ARRIVE, r)
     if hs.sc[SC_L2OUT_TOTAL] > 0:
         nsl = p[P_NSLICE]
         start = hs.sc[SC_RR_REP]
