@@ -184,3 +184,29 @@ def test_load_dict_names_its_source():
     with pytest.raises(InputError, match=r"mine \[clocks\]: missing section"):
         load_dict({k: "x" for k in ("name", "description")} | {
             "architecture": "volta", "compute_capability": 70, "memory_model": "fixed"}, source="mine")
+
+
+def test_a_description_names_its_base_and_says_only_what_differs(tmp_path):
+    """`base` = a bundled GPU (any case) or a file beside this one; sections merge key by key."""
+    (tmp_path / "slow_l2.toml").write_text(
+        'base = "qv100"\nname = "slow"\ndescription = "QV100, slower L2"\n[l2]\nrop_latency = 200\n')
+    slow = load_gpu(str(tmp_path / "slow_l2.toml"))
+    qv = load_gpu("QV100")
+    assert slow.l2.rop_latency == 200 and slow.name == "slow"
+    assert slow.l2.sets == qv.l2.sets and slow.dram == qv.dram        # the rest is the base's
+    (tmp_path / "slower.toml").write_text('base = "slow_l2.toml"\n[l2]\nsets = 64\n')
+    slower = load_gpu(str(tmp_path / "slower.toml"))
+    assert (slower.name, slower.l2.rop_latency, slower.l2.sets) == ("slow", 200, 64)
+
+
+@pytest.mark.parametrize("text, match", [
+    ('base = "GTX9999"\n', "no such bundled GPU or file"),
+    ("base = 3\n", "must name a GPU"),
+    ('base = "loop.toml"\n', "leads back to this file"),
+])
+def test_a_bad_base_names_the_file_and_key(tmp_path, text, match):
+    path = tmp_path / "loop.toml"
+    path.write_text(text)
+    with pytest.raises(InputError, match=match) as err:
+        load_gpu(str(path))
+    assert err.value.key == "base" and str(path) in str(err.value)

@@ -71,6 +71,35 @@ def _parse_text(path: Path, text: str) -> dict[str, Any]:
         raise InputError(f"invalid TOML: {msg}", path=str(path), line=line, text=shown) from None
 
 
+def _description(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The file's description with its `base` (a bundled GPU, or a .toml path relative to the file)
+    filled in: the base's sections, then this file's keys over them. A variant (the H200 of the
+    H100) thereby says only what differs, and an edit to the base reaches every variant."""
+    raw = _parse(path)
+    base = raw.get("base")
+    if base is None:
+        return raw
+    if not isinstance(base, str) or not base.strip():
+        raise InputError(f"'base' must name a GPU or a .toml file, got {base!r}", path=str(path), key="base")
+    bundled = {n.lower() for n in list_gpus()}
+    base_path = resolve(base) if base.lower() in bundled else (path.parent / base)
+    if not base_path.is_file():
+        raise InputError(f"base {base!r}: no such bundled GPU or file ({base_path})", path=str(path),
+                         key="base")
+    chain = (*chain, path.resolve())
+    if base_path.resolve() in chain:
+        raise InputError(f"base {base!r} leads back to this file", path=str(path), key="base")
+    merged = dict(_description(base_path, chain))
+    for key, value in raw.items():
+        if key == "base":
+            continue
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
 def _explain(issue: ConfigIssue, overrides: list[Override]) -> str:
     """Add which override set the key (or that overrides were applied) to the message."""
     base = issue.key.split("[")[0]
@@ -85,7 +114,7 @@ def _explain(issue: ConfigIssue, overrides: list[Override]) -> str:
 def load_gpu(name_or_path: str, overrides: Sequence[str] = ()) -> GPUConfig:
     """Load a bundled GPU by name (case-insensitive) or a .toml path, apply overrides, validate."""
     path = resolve(name_or_path)
-    raw = _parse(path)
+    raw = _description(path)
     # a bundled description is named as the user named it, not by a file inside the installed package
     where = f"GPU {path.stem}" if path.parent == _bundled_dir() else str(path)
     try:

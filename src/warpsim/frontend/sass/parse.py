@@ -41,6 +41,7 @@ _TWO_PRED_DST = ("SETP", "FCHK", "PLOP3", "R2P")
 # global and generic atomics print a predicate destination before the returned value
 # (`ATOMG.E.ADD.STRONG.GPU PT, R4, desc[UR4][R4.64], R13`): both operands are written
 _PRED_THEN_VALUE_DST = ("ATOMG", "ATOM")
+_PREDICATE_RE = re.compile(r"!?U?P(?:\d|T)")
 
 
 @dataclass
@@ -174,10 +175,6 @@ def _regs_in(text: str) -> list[int]:
     return ids
 
 
-def _is_predicate(op: str) -> bool:
-    return op.lstrip("!") in ("PT", "UPT") or bool(re.fullmatch(r"!?U?P\d", op))
-
-
 def decode_operands(opcode: str, operands: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(destination ids, source ids) of one instruction, in IR numbering."""
     base = opcode.split(".", 1)[0]
@@ -189,7 +186,7 @@ def decode_operands(opcode: str, operands: str) -> tuple[tuple[int, ...], tuple[
         n_dst = 2 if base.endswith(_TWO_PRED_DST) and len(ops) > 2 else 1
         if base in ("FCHK",):
             n_dst = 1
-        if base in _PRED_THEN_VALUE_DST and len(ops) > 2 and _is_predicate(ops[0]):
+        if base in _PRED_THEN_VALUE_DST and len(ops) > 2 and _PREDICATE_RE.fullmatch(ops[0]):
             n_dst = 2
     dst: list[int] = []
     for op in ops[:n_dst]:
