@@ -158,8 +158,9 @@ def test_every_number_in_the_files_has_a_source_legend():
 
 
 def test_h200_is_the_h100_with_a_larger_l2_and_faster_dram():
-    """Only what the H200 changes differs (docs: config/gpus/H200.toml's header), and the L1 miss
-    queue calibrated on its silicon run."""
+    """Only what the H200 changes differs (docs: config/gpus/H200.toml's header): its L2 and DRAM,
+    a model channel standing for four HBM3 pseudo-channels, and the L1 miss queue calibrated on its
+    silicon run."""
     h100, h200 = load_gpu("H100").to_dict(), load_gpu("H200").to_dict()
     flat = {}
     for section in h100:
@@ -170,7 +171,16 @@ def test_h200_is_the_h100_with_a_larger_l2_and_faster_dram():
         elif h100[section] != h200[section]:
             flat[section] = None
     assert set(flat) == {"name", "description", "clocks.dram", "l2.assoc", "dram.bus_width_bytes",
-                         "dram.burst_length", "l1d.miss_queue"}
+                         "dram.burst_length", "l1d.miss_queue", "dram.nbk", "dram.nbkgrp",
+                         "dram.queue_size", "dram.tRRD", "dram.address_map"}
+    h100d = load_gpu("H100").dram
+    h200d = load_gpu("H200").dram
+    assert (h200d.nbk, h200d.nbkgrp, h200d.queue_size) == (4 * h100d.nbk, 4 * h100d.nbkgrp,
+                                                           4 * h100d.queue_size)
+    assert h200d.tRRD == -(-h100d.tRRD // 4)                     # per pseudo-channel, rounded up
+    bank_bits = {m: h.address_map.count("B") for m, h in (("H100", h100d), ("H200", h200d))}
+    row_bits = {m: h.address_map.count("R") for m, h in (("H100", h100d), ("H200", h200d))}
+    assert bank_bits["H200"] == bank_bits["H100"] + 2 and row_bits["H200"] == row_bits["H100"] - 2
     gpu = load_gpu("H200")
     d = gpu.dram
     cycles_per_atom = max(1, d.burst_length // d.command_ratio)       # as the DRAM model charges it

@@ -153,6 +153,9 @@ class L2:
     # empty the L2 (write back, invalidate, outside simulated time) before every kernel, as Nsight
     # Compute does while profiling (`--cache-control all`, its default); GPGPU-Sim's flush_l2_cache
     flush_before_kernel: bool = False
+    # a host-to-device copy leaves its last L2-capacity bytes in the L2 (Accel-Sim's
+    # -gpgpu_perf_sim_memcpy 1); false: copies bypass the L2 and kernels find their inputs in DRAM
+    install_host_copies: bool = True
     # cycles an atomic spends in the slice's read-modify-write on top of a load's rop_latency
     atomic_latency: int = 0
 

@@ -422,7 +422,8 @@ class Simulator:
                 if isinstance(cmd, Memcpy):
                     if self.running:
                         return
-                    memcpy_h2d(self.ms, cmd.dst_addr, cmd.nbytes)
+                    if self.gpu.l2.install_host_copies:
+                        memcpy_h2d(self.ms, cmd.dst_addr, cmd.nbytes)
                     self.memcpy_bytes += cmd.nbytes
                 else:
                     if self.running and (self.serial or len(self.running) >= self.kslots
