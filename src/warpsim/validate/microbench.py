@@ -25,10 +25,11 @@ from warpsim.validate import microbench_traces as T
 # TITAN V measurements (Accel-Sim GPU_Microbenchmark output; cycles or bytes/cycle)
 HARDWARE = {
     "l1_latency": 33.73, "l2_latency": 211.07, "dram_latency": 313.46, "shared_latency": 27.01,
-    "l1_bandwidth": 116.44, "l2_bandwidth": 1365.73, "dram_bandwidth": 445.77, "shared_bandwidth": 99.71,
-    "atomic_latency": 243.63,
+    "l1_bandwidth": 116.44, "l2_bandwidth": 1365.73, "dram_bandwidth": 445.77, "shared_bandwidth": 126.48,
+    "l1_shared_bandwidth": 99.71, "atomic_latency": 243.63,
 }
-# l1_bandwidth: l1_bw_128 (16 B per lane; l1_bw_64f measures 122.76); shared_bandwidth: l1_shared_bw.
+# l1_bandwidth: l1_bw_128 (16 B per lane; l1_bw_64f measures 122.76); shared_bandwidth: shared_bw;
+# l1_shared_bandwidth: l1_shared_bw (a shared and an L1 chase at once, 8 B per thread per step).
 
 
 @dataclass

@@ -95,6 +95,18 @@ def stream_rate(gpu, kernel: ListKernel, nbytes: int, pre: list | None = None) -
     return nbytes / max(1, out.kernels[-1].end_cycle - first)
 
 
+def chase_pair_rate(gpu, iters: int, l1: bool) -> float:
+    """Bytes per cycle per SM of shared_bw (l1 False) or l1_shared_bw (True), counted as the
+    benchmarks count them (4 B per thread per chase per step). Two runs of different lengths,
+    differenced, so launch, warm-up misses and the tail cancel out."""
+    base = T.GLOBAL_BASE if l1 else None
+    pre = [Memcpy(T.GLOBAL_BASE, 4 * 2048)] if l1 else []
+    ends = [run_core(gpu, [*pre, T.shared_l1_chase(32, n, base)]).kernels[-1].end_cycle
+            for n in (iters, 2 * iters)]
+    per_step = 32 * 32 * 4 * (2 if l1 else 1)
+    return per_step * iters / max(1, ends[1] - ends[0])
+
+
 def bench_bandwidths_core(gpu, scale: float = 1.0) -> list[BenchResult]:
     peak = peak_bandwidths(gpu)
     n_sm = gpu.sm.count
@@ -105,11 +117,14 @@ def bench_bandwidths_core(gpu, scale: float = 1.0) -> list[BenchResult]:
     bw = stream_rate(gpu, k, 32 * loads * 512, [Memcpy(T.GLOBAL_BASE, 16 * 1024)])
     out.append(BenchResult("l1_bandwidth", "B/cycle/SM", bw, peak["l1"][0], HARDWARE["l1_bandwidth"],
                            peak["l1"][1] + " (through the SM core)"))
-    n_inst = max(16, int(64 * scale))
-    k = T.strided(4, n_inst, space=MemSpace.SHARED, base=0, warps=32, name="shared_bw")
-    bw = stream_rate(gpu, k, 32 * n_inst * 128)
-    out.append(BenchResult("shared_bandwidth", "B/cycle/SM", bw, peak["shared"][0],
-                           HARDWARE["shared_bandwidth"], peak["shared"][1] + " (through the SM core)"))
+    iters = max(32, int(128 * scale))
+    out.append(BenchResult("shared_bandwidth", "B/cycle/SM", chase_pair_rate(gpu, iters, l1=False),
+                           peak["shared"][0], HARDWARE["shared_bandwidth"],
+                           peak["shared"][1] + " (shared_bw's chase, through the SM core)"))
+    out.append(BenchResult("l1_shared_bandwidth", "B/cycle/SM", chase_pair_rate(gpu, iters, l1=True),
+                           peak["shared"][0], HARDWARE["l1_shared_bandwidth"],
+                           "one port for both: as shared bandwidth (l1_shared_bw's two chases, "
+                           "through the SM core)"))
     loads = max(4, int(16 * scale))
     k = T.streaming(n_sm, 16, loads, 16, T.GLOBAL_BASE, footprint=2 << 20, bypass_l1=True, name="l2_bw")
     bw = stream_rate(gpu, k, n_sm * 16 * loads * 512, [Memcpy(T.GLOBAL_BASE, 2 << 20)])

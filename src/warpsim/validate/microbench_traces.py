@@ -105,3 +105,33 @@ def strided(stride_bytes: int, n_inst: int, width: int = 4, base: int = GLOBAL_B
         ws.append(b.build())
     return ListKernel(_info(name, 1, warps, shmem=48 * 1024 if space == MemSpace.SHARED else 0),
                       [CtaTrace((0, 0, 0), ws)])
+
+
+SHARED_WORDS = 8192          # l1_shared_bw's 32 KB shared array of 32-bit indices
+SHARED_STEP = 1031           # its s[i] = (i + stride + 7) % SHARED_WORDS with stride 1024
+
+
+def shared_l1_chase(warps: int, iters: int, l1_base: int | None, name: str = "l1_shared_bw") -> ListKernel:
+    """Accel-Sim's shared_bw (l1_base None) and l1_shared_bw: one CTA whose threads each chase
+    `tmp_s = s[tmp_s]` through shared memory and, for l1_shared_bw, `tmp_l1 = l1[tmp_l1]` through
+    the L1 at the same time. Each step is an integer op making the address from the previous value
+    and the dependent load. Shared: thread t reads word (t + k * 1031) mod 8192 at step k, so a
+    warp's 32 lanes are consecutive words (no conflict). L1: the benchmark copies only the first
+    1,024 words of its index array, so every thread ends up alternating between words 0 and 1025
+    (the rest of the array reads 0): all lanes load the same word, one sector, every step."""
+    ws = []
+    lanes = np.arange(32, dtype=np.int64)
+    for w in range(warps):
+        b = WarpBuilder()
+        for k in range(iters):
+            pc = 0x40 * (k % 1024)
+            b.add(pc, FULL, InstKind.ALU, Unit.INT, LatClass.INT, dst=(3,), src=(2,))
+            idx = (w * 32 + lanes + k * SHARED_STEP) % SHARED_WORDS
+            _load(b, pc + 0x10, FULL, 4 * idx, 4, dst=2, src=3, space=MemSpace.SHARED)
+            if l1_base is not None:
+                b.add(pc + 0x20, FULL, InstKind.ALU, Unit.INT, LatClass.INT, dst=(5,), src=(4,))
+                word = 0 if k % 2 == 0 else 1025
+                _load(b, pc + 0x30, FULL, np.full(32, l1_base + 4 * word, dtype=np.int64), 4, dst=4, src=5)
+        ws.append(b.build())
+    return ListKernel(_info(name, 1, warps, shmem=4 * SHARED_WORDS), [CtaTrace((0, 0, 0), ws)])
+
