@@ -158,6 +158,9 @@ class L2:
     install_host_copies: bool = True
     # cycles an atomic spends in the slice's read-modify-write on top of a load's rop_latency
     atomic_latency: int = 0
+    # L2 cycles a slice is held by one atomic request (its read-modify-write uses the data array
+    # twice); 1 = as a load
+    atomic_cycles: int = 1
 
     @property
     def slice_bytes(self) -> int:

@@ -115,6 +115,7 @@ def build_hierarchy(gpu) -> HierState:
     p[S.P_L2_MQ] = l2.miss_queue
     p[S.P_L2_ROP] = l2.rop_latency
     p[S.P_L2_ATOMIC] = l2.atomic_latency
+    p[S.P_L2_ATOM_CYC] = l2.atomic_cycles
     set_hash = l2.set_index if log2_exact(l2.sets) >= 0 else "linear"
     p[S.P_L2_SETHASH] = hash_code(set_hash, "l2.set_index", l2.sets)
     ic = gpu.icnt

@@ -22,11 +22,13 @@ from warpsim.timing.memory.hierarchy.state import (
     EV_SM_ARRIVE,
     INF,
     NIL,
+    P_L2_ATOM_CYC,
     P_NSLICE,
     P_PC,
     P_PDR,
     P_PIC,
     P_PL2,
+    RK_ATOMIC,
     RK_READ,
     RK_WRITE,
     SC_DONE_HEAD,
@@ -116,13 +118,17 @@ def _event(hs, code, t):
 
 
 @jit
-def _l2_cycle(hs):
+def _l2_cycle(hs, k):
+    """L2 cycle k: each slice not held by an atomic takes the request at the head of its input."""
     for sl in range(hs.p[P_NSLICE]):
-        if hs.SLV[S.SV_IN_LEN, sl] == 0:
+        if hs.SLV[S.SV_IN_LEN, sl] == 0 or hs.SLV[S.SV_FREE_AT, sl] > k:
             continue
         r = hs.SLV[S.SV_IN_HEAD, sl]
         nxt = hs.R[r, S.RF_NEXT]
+        atomic = hs.R[r, S.RF_KIND] == RK_ATOMIC
         if l2_access(hs, sl, r):
+            if atomic:
+                hs.SLV[S.SV_FREE_AT, sl] = k + hs.p[P_L2_ATOM_CYC]
             # l2_access re-links r (MSHR chain or reply queue): unlink it by hand
             hs.SLV[S.SV_IN_HEAD, sl] = nxt
             hs.SLV[S.SV_IN_LEN, sl] -= 1
@@ -175,7 +181,7 @@ def hier_tick(hs, cycle):
             sc[SC_K_IC] += 1
             sc[SC_IC_CYCLES] += 1
         if t_l2 == t:
-            _l2_cycle(hs)
+            _l2_cycle(hs, sc[SC_K_L2])
             sc[SC_K_L2] += 1
             sc[SC_L2_CYCLES] += 1
         if t_dr == t:

@@ -25,8 +25,8 @@ NIL = -1
  P_D_HASH, P_D_CHSHIFT, P_D_CHBITS, P_D_NBK, P_D_NBKGRP, P_D_CCD, P_D_RRD, P_D_RCD, P_D_RAS,
  P_D_RP, P_D_RC, P_D_CL, P_D_WL, P_D_CDLR, P_D_WR, P_D_CCDL, P_D_RTPL, P_D_BURST, P_D_DUAL,
  P_D_FRFCFS, P_D_QSIZE, P_D_LAT, P_D_ATOM, P_D_SUBBIT, P_WB_HI, P_WB_LO, P_TOTAL_THREADS,
- P_L2_ATOMIC,
- N_P) = range(57)
+ P_L2_ATOMIC, P_L2_ATOM_CYC,
+ N_P) = range(58)
 
 # ---- mutable scalars sc[] -------------------------------------------------------------------
 (SC_LAST_CYCLE, SC_TNOW, SC_K_IC, SC_K_L2, SC_K_DR,
@@ -96,7 +96,9 @@ MF_HEAD, MF_TAIL, MF_CNT, MF_FREE = range(4)           # L1M / L2M [4, unit, ent
 # refused warps may now be accepted, for the core to collect (mem_pop_wakes)
 # SLV [N_SLV, n_slice]
 (SV_MTOP, SV_DST_BUSY, SV_BUF, SV_RSRC_BUSY, SV_ACC, SV_MISS, SV_IN_HEAD, SV_IN_TAIL, SV_IN_LEN,
- SV_OUT_HEAD, SV_OUT_TAIL, SV_OUT_LEN, SV_DQ_HEAD, SV_DQ_TAIL, SV_DQ_LEN, N_SLV) = range(16)
+ SV_OUT_HEAD, SV_OUT_TAIL, SV_OUT_LEN, SV_DQ_HEAD, SV_DQ_TAIL, SV_DQ_LEN, SV_FREE_AT, N_SLV) = range(17)
+# SV_FREE_AT: first L2 cycle at which the slice takes its next request (an atomic holds it for
+# l2.atomic_cycles cycles: its read-modify-write reads and writes the data array)
 # CHV [N_CHV, n_ch]: DRAM read / write queue lengths (the queues are per bank, in BK)
 CV_RQ_LEN, CV_WQ_LEN, N_CHV = range(3)
 # BK [N_BF, n_ch, nbk]: bank state, and each bank's part of the read / write queue (age order)
