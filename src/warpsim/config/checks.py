@@ -35,6 +35,7 @@ NON_NEGATIVE = {
     "sm.shared_reserved_per_cta", "sm.max_concurrent_kernels",
     "units.dp", "units.sfu", "units.tensor", "units.bra", "units.tex", "units.udp",
     "l1d.write_ratio_pct", "l2.coalescer_entries", "l2.coalescer_max_merge", "l2.atomic_latency",
+    "l2.far_latency",
 }
 POWERS_OF_TWO = {
     "sm.warp_size", "sm.register_alloc_unit", "sm.shared_alloc_unit",
@@ -185,6 +186,9 @@ def _check_caches(cfg: GPUConfig) -> None:
         raise ConfigIssue("l2.sector", f"sector ({l2.sector} B) must divide the line ({l2.line} B)")
     if l2.coalescer_max_merge and not l2.coalescer_entries:
         raise ConfigIssue("l2.coalescer_max_merge", "set without coalescer_entries")
+    if l2.partitions > min(l2.slices, cfg.sm.count):
+        raise ConfigIssue("l2.partitions", f"{l2.partitions} partitions for {l2.slices} slices and "
+                                           f"{cfg.sm.count} SMs: each needs at least one of both")
     d = cfg.dram
     if l2.slices != d.channels * d.subpartitions_per_channel:
         raise ConfigIssue("l2.slices", f"{l2.slices} != dram.channels ({d.channels}) x "

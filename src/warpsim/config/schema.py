@@ -161,6 +161,11 @@ class L2:
     # L2 cycles a slice is held by one atomic request (its read-modify-write uses the data array
     # twice); 1 = as a load
     atomic_cycles: int = 1
+    # the L2 as `partitions` halves (Hopper: 2), SMs and slices split evenly between them: a read
+    # that finds no copy of its line in its SM's partition crosses to the line's home partition,
+    # `far_latency` core cycles more, and leaves a copy there; writes and atomics drop the copies
+    partitions: int = 1
+    far_latency: int = 0
 
     @property
     def slice_bytes(self) -> int:

@@ -116,6 +116,8 @@ def build_hierarchy(gpu) -> HierState:
     p[S.P_L2_ROP] = l2.rop_latency
     p[S.P_L2_ATOMIC] = l2.atomic_latency
     p[S.P_L2_ATOM_CYC] = l2.atomic_cycles
+    p[S.P_L2_PARTS] = l2.partitions
+    p[S.P_L2_FAR] = l2.far_latency
     set_hash = l2.set_index if log2_exact(l2.sets) >= 0 else "linear"
     p[S.P_L2_SETHASH] = hash_code(set_hash, "l2.set_index", l2.sets)
     ic = gpu.icnt
@@ -168,7 +170,7 @@ def build_hierarchy(gpu) -> HierState:
     SL[S.SLF_FREE] = np.arange(n_slot - 1, -1, -1)
     L1L = i64(3, n_sm, l1.sets, max_ways)
     L1L[S.LF_TAG] = S.NIL
-    L2L = i64(5, n_sl, l2.sets, l2.assoc)
+    L2L = i64(6, n_sl, l2.sets, l2.assoc)
     L2L[S.LF_TAG] = S.NIL
 
     def mshr(n_units: int, entries: int) -> np.ndarray:

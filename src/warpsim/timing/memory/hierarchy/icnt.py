@@ -12,6 +12,7 @@ Packet sizes: 8 B header, + 32 B data on write requests and read replies (write 
 from __future__ import annotations
 
 from warpsim.timing.memory.hierarchy import state as S
+from warpsim.timing.memory.hierarchy.l2 import far_cycles
 from warpsim.timing.memory.hierarchy.state import (
     EV_L2_ARRIVE,
     EV_SM_ARRIVE,
@@ -98,7 +99,7 @@ def icnt_cycle(hs, k):
             hs.sc[SC_IC_REQ_PKTS] += 1
             hs.sc[SC_IC_REQ_FLITS] += f
             t_out = (k + f) * pic
-            rop = p[P_L2_ROP] + (p[P_L2_ATOMIC] if kind == RK_ATOMIC else 0)
+            rop = p[P_L2_ROP] + (p[P_L2_ATOMIC] if kind == RK_ATOMIC else 0) + far_cycles(hs, r)
             heap_push(hs, t_out + p[P_IC_LAT] * pic + rop * p[P_PC], EV_L2_ARRIVE, r)
     if hs.sc[SC_L2OUT_TOTAL] > 0:
         nsl = p[P_NSLICE]

@@ -183,7 +183,8 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
         n = coalesce(mask, addrs, width, sec, bm, sub)
     is_store = kind == _STORE
     is_atomic = kind == _ATOMIC
-    bypass = is_atomic or (flags & FLAG_BYPASS_L1) != 0
+    # a store always writes through to the L2; the flag (an L2-only load) must not make it a read
+    bypass = is_atomic or (not is_store and (flags & FLAG_BYPASS_L1) != 0)
     if is_store:
         rtype = T_LOCAL_W if local else T_GLOBAL_W
     elif is_atomic:

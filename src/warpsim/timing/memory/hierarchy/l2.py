@@ -19,13 +19,19 @@ from warpsim.timing.memory.hierarchy.state import (
     F_MSHR_ENTRY,
     F_MSHR_MERGE,
     NIL,
+    P_L2_FAR,
     P_L2_MERGE,
     P_L2_MQ,
+    P_L2_PARTS,
     P_L2_WAYS,
+    P_NSLICE,
+    P_NSM,
     RF_REPLY,
     RK_ATOMIC,
     RK_DRAM_READ,
     RK_DRAM_WRITE,
+    RK_READ,
+    RK_READ_BYPASS,
     RK_WRITE,
     S_HIT,
     S_HIT_RESERVED,
@@ -109,6 +115,7 @@ def _evict(hs, sl, st, w, writeback):
     hs.L2L[S.LF_VALID, sl, st, w] = 0
     hs.L2L[S.LF_DIRTY, sl, st, w] = 0
     hs.L2L[S.LF_PEND, sl, st, w] = 0
+    hs.L2L[S.LF_NEAR, sl, st, w] = 0
     for b in range(4):
         hs.L2W[sl, st, w, b] = 0
 
@@ -135,6 +142,55 @@ def _fail(hs, rtype, code):
     hs.ST[1, rtype, S_RESERVATION_FAIL] += 1
     hs.FL[1, rtype, code] += 1
     return False
+
+
+@jit
+def partition_of_sm(hs, sm):
+    return sm * hs.p[P_L2_PARTS] // hs.p[P_NSM]
+
+
+@jit
+def partition_of_slice(hs, sl):
+    return sl * hs.p[P_L2_PARTS] // hs.p[P_NSLICE]
+
+
+@jit
+def far_cycles(hs, r):
+    """Extra core cycles request r spends crossing to its line's home L2 partition: a read from an
+    SM whose partition holds no copy of the line (a load that misses its near half). Writes are
+    not waited on, and an atomic's crossing is part of l2.atomic_latency (measured as a whole)."""
+    if hs.p[P_L2_PARTS] <= 1:
+        return 0
+    sm = hs.R[r, S.RF_SM]
+    sl = hs.R[r, S.RF_SLICE]
+    if sm < 0:
+        return 0
+    q = partition_of_sm(hs, sm)
+    if q == partition_of_slice(hs, sl):
+        return 0
+    kind = hs.R[r, S.RF_KIND]
+    if kind != RK_READ and kind != RK_READ_BYPASS:
+        return 0
+    a = hs.R[r, S.RF_ADDR]
+    st = l2_set_of(hs, a)
+    w = l2_find(hs, sl, st, a >> 7)
+    if w >= 0 and (hs.L2L[S.LF_NEAR, sl, st, w] >> q) & 1:
+        return 0
+    return hs.p[P_L2_FAR]
+
+
+@jit
+def _note_copy(hs, sl, st, w, r):
+    """A read from another partition leaves a copy there; a write or atomic invalidates copies."""
+    if hs.p[P_L2_PARTS] <= 1 or w < 0:
+        return
+    kind = hs.R[r, S.RF_KIND]
+    if kind == RK_READ or kind == RK_READ_BYPASS:
+        sm = hs.R[r, S.RF_SM]
+        if sm >= 0:
+            hs.L2L[S.LF_NEAR, sl, st, w] |= 1 << partition_of_sm(hs, sm)
+    else:
+        hs.L2L[S.LF_NEAR, sl, st, w] = 0
 
 
 @jit
@@ -169,6 +225,7 @@ def l2_access(hs, sl, r):
             if m == FULL:
                 hs.L2L[S.LF_VALID, sl, st, w] |= 1 << b    # write-validate: fully written = readable
         hs.L2L[S.LF_DIRTY, sl, st, w] |= 1 << b
+        _note_copy(hs, sl, st, w, r)
         _touch(hs, sl, st, w)
         _reply(hs, sl, r)                           # write acknowledgement
         return True
@@ -178,6 +235,7 @@ def l2_access(hs, sl, r):
         hs.SLV[S.SV_ACC, sl] += 1
         if hs.R[r, S.RF_KIND] == RK_ATOMIC:
             hs.L2L[S.LF_DIRTY, sl, st, w] |= 1 << b
+        _note_copy(hs, sl, st, w, r)
         _touch(hs, sl, st, w)
         _reply(hs, sl, r)
         return True
@@ -189,6 +247,7 @@ def l2_access(hs, sl, r):
         hs.ST[1, rtype, S_MSHR_HIT] += 1
         hs.SLV[S.SV_ACC, sl] += 1
         mshr_merge(hs.L2M, hs.R[:, S.RF_NEXT], sl, e, r)
+        _note_copy(hs, sl, st, w, r)
         return True
     if hs.SLV[S.SV_MTOP, sl] == 0:
         return _fail(hs, rtype, F_MSHR_ENTRY)
@@ -203,6 +262,7 @@ def l2_access(hs, sl, r):
     hs.ST[1, rtype, status] += 1
     hs.SLV[S.SV_ACC, sl] += 1
     hs.SLV[S.SV_MISS, sl] += 1
+    _note_copy(hs, sl, st, w, r)
     _touch(hs, sl, st, w)
     hs.L2L[S.LF_PEND, sl, st, w] |= 1 << b
     mshr_alloc(hs.L2H, hs.L2M, hs.SLV[S.SV_MTOP],

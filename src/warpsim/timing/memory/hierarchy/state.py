@@ -25,8 +25,8 @@ NIL = -1
  P_D_HASH, P_D_CHSHIFT, P_D_CHBITS, P_D_NBK, P_D_NBKGRP, P_D_CCD, P_D_RRD, P_D_RCD, P_D_RAS,
  P_D_RP, P_D_RC, P_D_CL, P_D_WL, P_D_CDLR, P_D_WR, P_D_CCDL, P_D_RTPL, P_D_BURST, P_D_DUAL,
  P_D_FRFCFS, P_D_QSIZE, P_D_LAT, P_D_ATOM, P_D_SUBBIT, P_WB_HI, P_WB_LO, P_TOTAL_THREADS,
- P_L2_ATOMIC, P_L2_ATOM_CYC,
- N_P) = range(58)
+ P_L2_ATOMIC, P_L2_ATOM_CYC, P_L2_PARTS, P_L2_FAR,
+ N_P) = range(60)
 
 # ---- mutable scalars sc[] -------------------------------------------------------------------
 (SC_LAST_CYCLE, SC_TNOW, SC_K_IC, SC_K_L2, SC_K_DR,
@@ -82,7 +82,8 @@ HASH_CODES = {"linear": H_LINEAR, "xor": H_XOR, "ipoly": H_IPOLY}
 SLF_TOKEN, SLF_PENDING, SLF_FREE, SLF_DTOKEN, SLF_DCYCLE, N_SLF = range(6)
 EVF_TIME, EVF_CODE = 0, 1
 # L1L / L2L [rows, unit, sets, ways]: line state
-LF_TAG, LF_VALID, LF_LRU, LF_DIRTY, LF_PEND = range(5)
+LF_TAG, LF_VALID, LF_LRU, LF_DIRTY, LF_PEND, LF_NEAR = range(6)
+# LF_NEAR (L2 only): bit q set = L2 partition q holds a copy of the line (l2.partitions > 1)
 HF_KEY, HF_VAL = 0, 1                                  # L1H / L2H [2, unit, table]: MSHR hash
 MF_HEAD, MF_TAIL, MF_CNT, MF_FREE = range(4)           # L1M / L2M [4, unit, entries]: MSHR entries
 # SMV [N_SMV, n_sm]
@@ -119,7 +120,7 @@ class HierState(NamedTuple):
     L1H: np.ndarray    # int64 [2, n_sm, H1] L1 MSHR hash: sector address -> entry
     L1M: np.ndarray    # int64 [4, n_sm, E1] L1 MSHR entries: merge chain head/tail/count, free ids
     SMV: np.ndarray    # int64 [N_SMV, n_sm] per-SM queues, ports, counters
-    L2L: np.ndarray    # int64 [5, n_slice, sets, ways] tag, valid, LRU, dirty, fetch pending
+    L2L: np.ndarray    # int64 [6, n_slice, sets, ways] tag, valid, LRU, dirty, fetch pending, near copies
     L2W: np.ndarray    # int64 [n_slice, sets, ways, 4] written bytes of not-yet-valid sectors
     L2H: np.ndarray
     L2M: np.ndarray
