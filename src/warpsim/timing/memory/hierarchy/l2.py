@@ -159,17 +159,13 @@ def far_cycles(hs, r):
     """Extra core cycles request r spends crossing to its line's home L2 partition: a read from an
     SM whose partition holds no copy of the line (a load that misses its near half). Writes are
     not waited on, and an atomic's crossing is part of l2.atomic_latency (measured as a whole)."""
-    if hs.p[P_L2_PARTS] <= 1:
-        return 0
+    kind = hs.R[r, S.RF_KIND]
     sm = hs.R[r, S.RF_SM]
-    sl = hs.R[r, S.RF_SLICE]
-    if sm < 0:
+    if hs.p[P_L2_PARTS] <= 1 or sm < 0 or (kind != RK_READ and kind != RK_READ_BYPASS):
         return 0
+    sl = hs.R[r, S.RF_SLICE]
     q = partition_of_sm(hs, sm)
     if q == partition_of_slice(hs, sl):
-        return 0
-    kind = hs.R[r, S.RF_KIND]
-    if kind != RK_READ and kind != RK_READ_BYPASS:
         return 0
     a = hs.R[r, S.RF_ADDR]
     st = l2_set_of(hs, a)
