@@ -56,3 +56,16 @@ def test_streaming_kernel_sectors_and_dram_bound_time():
     # with perfect memory there is no DRAM roof: the LDST pipe (one line per cycle) binds instead
     fixed = Roofline().predict(kc, build_machine(QV100, "fixed"))
     assert "dram" not in fixed.breakdown and fixed.cycles < est.cycles
+
+
+def test_many_short_ctas_are_bound_by_the_work_distributor():
+    """8,000 CTAs of one warp and 4 FMAs: the SP pipe needs ceil(8000 / 80) x 4 x 2 / 4 = 200
+    cycles; at 1.5 cycles per CTA the distributor needs 12,000, and that is the roof."""
+    ctas = 8000
+    kc = characterize(kernel(lambda c, w: ffma_warp(4), ctas, 1), QV100)
+    free = Roofline().predict(kc, build_machine(QV100))
+    assert free.limiter == "sp" and "dispatch" not in free.breakdown
+    gpu = load_gpu("QV100", ["memory_model=fixed", "sm.cta_dispatch_cycles=1.5"])
+    est = Roofline().predict(kc, build_machine(gpu))
+    assert est.limiter == "dispatch" and est.details["bound"] == "dispatch"
+    assert est.cycles == pytest.approx(LAUNCH + 1.5 * ctas)

@@ -20,7 +20,8 @@ from warpsim.analytic.estimate import KernelEstimate, as_machine, pipe_cycles, s
 
 
 class Roofline:
-    """Throughput bound: max over issue, pipes, SM port, L2 and DRAM of work / throughput."""
+    """Throughput bound: max over issue, pipes, SM port, L2, DRAM and CTA dispatch of work /
+    throughput."""
 
     name = "roofline"
 
@@ -33,6 +34,8 @@ class Roofline:
             times["sm_port"] = req_bytes * share / m.sm_port_bw
             times["l2"] = req_bytes / m.l2_bw
             times["dram"] = kc.dram_bytes / m.dram_bw
+        if m.gpu.sm.cta_dispatch_cycles > 0:   # the work distributor's GPU-wide rate
+            times["dispatch"] = kc.info.num_ctas * m.gpu.sm.cta_dispatch_cycles
         limiter = max(times, key=times.get) if times else "issue"
         bound = times.get(limiter, 0.0)
         cycles = m.launch_latency + bound
@@ -71,6 +74,6 @@ def _dram_bw_per_s(m) -> float:
 def _bound_kind(limiter: str) -> str:
     if limiter in ("dram", "l2", "sm_port", "ldst"):
         return "memory"
-    if limiter == "issue":
-        return "issue"
+    if limiter in ("issue", "dispatch"):
+        return limiter
     return "compute"

@@ -19,8 +19,9 @@ import numpy as np
 from warpsim.errors import InputError
 
 FORMAT = "warpsim-checkpoint"
-# 2: thread-block table with affine address rows (timing/arena.py); 3: a seventh stall reason ("wait")
-FORMAT_VERSION = 3
+# 2: thread-block table with affine address rows (timing/arena.py); 3: a seventh stall reason ("wait");
+# 4: the work distributor's next dispatch time in the globals (sm.cta_dispatch_cycles)
+FORMAT_VERSION = 4
 MANIFEST = "manifest.json"
 
 

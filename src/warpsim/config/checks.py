@@ -35,8 +35,10 @@ NON_NEGATIVE = {
     "sm.shared_reserved_per_cta", "sm.max_concurrent_kernels",
     "units.dp", "units.sfu", "units.tensor", "units.bra", "units.tex", "units.udp",
     "l1d.write_ratio_pct", "l2.coalescer_entries", "l2.coalescer_max_merge", "l2.atomic_latency",
-    "l2.far_latency",
+    "l2.far_latency", "sm.cta_launch_latency",
 }
+# Numbers that are not clocks: key -> largest value (0 allowed).
+NON_CLOCK_FLOATS = {"sm.cta_dispatch_cycles": 10_000.0}
 POWERS_OF_TWO = {
     "sm.warp_size", "sm.register_alloc_unit", "sm.shared_alloc_unit",
     "l1d.sets", "l1d.line", "l1d.sector", "l1d.banks",
@@ -75,7 +77,10 @@ def _check_numbers(cfg: GPUConfig) -> None:
             value = getattr(obj, f.name)
             if isinstance(value, bool) or isinstance(value, str):
                 continue
-            if isinstance(value, float):
+            if isinstance(value, float) and key in NON_CLOCK_FLOATS:
+                if not (math.isfinite(value) and 0 <= value <= NON_CLOCK_FLOATS[key]):
+                    raise ConfigIssue(key, f"must be between 0 and {NON_CLOCK_FLOATS[key]:g}, got {value}")
+            elif isinstance(value, float):
                 if not (math.isfinite(value) and value > 0):
                     raise ConfigIssue(key, f"must be a positive clock in MHz, got {value}")
                 check_clock(key, value)

@@ -58,6 +58,11 @@ class SM:
     concurrent_kernels: bool
     max_concurrent_kernels: int
     max_threads_per_cta: int = 1024
+    # The work distributor hands out at most one CTA per `cta_dispatch_cycles` core cycles across
+    # the whole GPU (0: no GPU-wide limit, one CTA per SM per cycle as in GPGPU-Sim), and a placed
+    # CTA's warps issue `cta_launch_latency` cycles later (its set-up on the SM).
+    cta_dispatch_cycles: float = 0.0
+    cta_launch_latency: int = 0
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,9 @@ class L2:
     # `far_latency` core cycles more, and leaves a copy there; writes and atomics drop the copies
     partitions: int = 1
     far_latency: int = 0
+    # L2 cycles a slice is held by a write of part of a sector (its data array merges the bytes
+    # into the sector, with ECC a read-modify-write); 1 = as a full-sector write or a load
+    partial_write_cycles: int = 1
 
     @property
     def slice_bytes(self) -> int:

@@ -8,7 +8,7 @@ grow the time-series buffer, check the wall clock (every G_ITER_BUDGET iteration
 
 from __future__ import annotations
 
-from warpsim.timing.cta_scheduler import kernel_start_events, place_ctas
+from warpsim.timing.cta_scheduler import dispatch_wait, kernel_start_events, place_ctas
 from warpsim.timing.memory import (
     mem_next_event,
     mem_pop_done,
@@ -176,9 +176,13 @@ def run(t_stop, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms, done_buf):
                 status = NEED_REFILL
         if status >= 0:
             break
+        place_at = t + 1
         if g[G_PLACE_PENDING]:
-            if place_ctas(t, bl, wp, sc, ct, sms, kn, gl, pr.p) == 0:
+            placed = place_ctas(t, bl, wp, sc, ct, sms, kn, gl, pr.p)
+            if placed == 0:
                 g[G_PLACE_PENDING] = 0
+            elif placed < 0:
+                place_at = dispatch_wait(t + 1, gl, pr.p)
         for q in range(nsched):
             if sc.s[q, S_WAKE] <= t:
                 scan_scheduler(q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms)
@@ -190,8 +194,8 @@ def run(t_stop, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms, done_buf):
         me = mem_next_event(ms)
         if me < tn:
             tn = me
-        if g[G_PLACE_PENDING] and t + 1 < tn:
-            tn = t + 1
+        if g[G_PLACE_PENDING] and place_at < tn:
+            tn = place_at
         finished = 0
         running = 0
         for k in range(nk):

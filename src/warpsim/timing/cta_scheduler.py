@@ -2,7 +2,9 @@
 
 Like GPGPU-Sim's issue_block2core: at most one CTA per SM per cycle, SMs visited round-robin
 from the one after the last that received a CTA, kernels in launch order (a later kernel only
-gets an SM's leftover resources).
+gets an SM's leftover resources). Unlike it, the work distributor can be given a GPU-wide rate
+(`sm.cta_dispatch_cycles` per CTA) and each CTA a set-up time on its SM (`sm.cta_launch_latency`):
+on an H200, grids of many short CTAs take about 1.2 cycles per CTA however few warps each has.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from warpsim.timing.state import (
     G_ACTIVE_SMS,
     G_ACTIVE_WARPS,
     G_AGE,
+    G_DISPATCH_NEXT,
     G_FINISHED_CTAS,
     G_PLACE_PENDING,
     G_RR_SM,
@@ -46,6 +49,9 @@ from warpsim.timing.state import (
     M_SMEM,
     M_THREADS,
     M_WARPS,
+    MILLI,
+    P_CTA_DISPATCH,
+    P_CTA_LAUNCH,
     P_CTAS_PER_SM,
     P_MAX_REGS,
     P_MAX_SMEM,
@@ -112,6 +118,7 @@ def _place(s, k, t, bl, wp, sc, ct, sms, kn, gl, p):
     j = 0
     slot = 0
     nregs = wp.reg.shape[1]
+    ready = t + 1 + p[P_CTA_LAUNCH]
     while j < nw:
         g = w0 + slot
         if w[g, W_USED] == 0:
@@ -125,7 +132,7 @@ def _place(s, k, t, bl, wp, sc, ct, sms, kn, gl, p):
             w[g, W_AT_BAR] = 0
             w[g, W_OUTSTANDING] = 0
             w[g, W_LAST_COMPLETE] = 0
-            w[g, W_READY] = t + 1         # a placed warp issues from the next cycle on
+            w[g, W_READY] = ready         # a placed warp issues from the next cycle on (+ set-up)
             w[g, W_ISSUE] = t
             w[g, W_LAST_ISSUE] = t
             for r in range(nregs):
@@ -137,8 +144,8 @@ def _place(s, k, t, bl, wp, sc, ct, sms, kn, gl, p):
             n = sc.s[q, S_N]
             sc.order[q, n] = g
             sc.s[q, S_N] = n + 1
-            if sc.s[q, S_WAKE] > t + 1:
-                sc.s[q, S_WAKE] = t + 1
+            if sc.s[q, S_WAKE] > ready:
+                sc.s[q, S_WAKE] = ready
             j += 1
         slot += 1
     if sms[s, M_CTAS] == 0:
@@ -154,8 +161,18 @@ def _place(s, k, t, bl, wp, sc, ct, sms, kn, gl, p):
 
 
 @jit
+def dispatch_wait(t, gl, p):
+    """The first cycle >= t at which the work distributor may send a CTA."""
+    if p[P_CTA_DISPATCH] == 0:
+        return t
+    at = gl.g[G_DISPATCH_NEXT] // MILLI       # the first t' with next < (t' + 1) * MILLI
+    return at if at > t else t
+
+
+@jit
 def place_ctas(t, bl, wp, sc, ct, sms, kn, gl, p):
-    """One placement pass; returns how many CTAs were placed."""
+    """One placement pass; returns how many CTAs were placed, or -1 when the work distributor's
+    rate stopped it with CTAs possibly left to place (call again at `dispatch_wait`)."""
     kk = kn.k
     nk = kk.shape[0]
     order = gl.scratch
@@ -172,14 +189,22 @@ def place_ctas(t, bl, wp, sc, ct, sms, kn, gl, p):
     if n > 0:
         nsms = p[P_NSMS]
         last = -1
+        rate = p[P_CTA_DISPATCH]
+        g = gl.g
         for step in range(nsms):
-            s = (gl.g[G_RR_SM] + step) % nsms
+            if rate > 0 and dispatch_wait(t, gl, p) > t:
+                if placed > 0:
+                    gl.g[G_RR_SM] = (last + 1) % nsms
+                return -1
+            s = (g[G_RR_SM] + step) % nsms
             for x in range(n):
                 k = order[x]
                 if kk[k, K_QTAIL] > kk[k, K_QHEAD] and _fits(s, k, sms, kn, p):
                     _place(s, k, t, bl, wp, sc, ct, sms, kn, gl, p)
                     placed += 1
                     last = s
+                    if rate > 0:
+                        g[G_DISPATCH_NEXT] = max(g[G_DISPATCH_NEXT], t * MILLI) + rate
                     break
         # the next pass starts after the last SM served, so CTAs that arrive in several refills
         # of the queue still spread one per SM before any SM gets a second (breadth first)

@@ -70,6 +70,7 @@ from warpsim.timing.state import (
     K_TINST,
     K_WARPS,
     K_WINST,
+    MILLI,
     N_PCOLS,
     P_SUB_CORES,
     P_WARPS_PER_SM,
@@ -177,7 +178,8 @@ class Simulator:
                              key="sm.scheduler")
         p = np.zeros(N_PCOLS, np.int64)
         p[:] = (sm.count, sm.max_warps, sm.max_ctas, sm.sub_cores, POLICIES[sm.scheduler],
-                sm.two_level_active_warps, sm.max_threads, sm.registers, sm.shared_memory)
+                sm.two_level_active_warps, sm.max_threads, sm.registers, sm.shared_memory,
+                round(sm.cta_dispatch_cycles * MILLI), sm.cta_launch_latency)
         self.pr = Params(p=p, lat=lat, units=np.stack([per_core, remap]).astype(np.int64))
         n_warps = sm.count * sm.max_warps
         n_ctas = sm.count * sm.max_ctas

@@ -97,17 +97,20 @@ N_MCOLS = 7
 N_KCOLS = 19
 
 # Globals.g entries (G_ITER_BUDGET: loop iterations per core.run call before it yields to Python,
-# which checks the wall-clock timeout; G_LAST_KERNEL: id of the kernel launched last, -1 before)
+# which checks the wall-clock timeout; G_LAST_KERNEL: id of the kernel launched last, -1 before;
+# G_DISPATCH_NEXT: the time, in thousandths of a cycle, before which no other CTA is dispatched)
 (G_CYCLE, G_AGE, G_PLACE_PENDING, G_RR_SM, G_EVENT_KERNEL, G_FINISHED_CTAS, G_ACTIVE_WARPS,
  G_ACTIVE_SMS, G_WINST, G_TINST, G_WARP_CYCLES, G_SM_CYCLES, G_TS_N, G_NEXT_SAMPLE,
- G_TS_INTERVAL, G_LOG_N, G_ITER_BUDGET, G_LAST_KERNEL) = range(18)
-N_GCOLS = 18
+ G_TS_INTERVAL, G_LOG_N, G_ITER_BUDGET, G_LAST_KERNEL, G_DISPATCH_NEXT) = range(19)
+N_GCOLS = 19
 ITER_BUDGET = 1 << 16
 
 # Params.p entries
+# (P_CTA_DISPATCH: sm.cta_dispatch_cycles in thousandths of a cycle; P_CTA_LAUNCH: sm.cta_launch_latency)
 (P_NSMS, P_WARPS_PER_SM, P_CTAS_PER_SM, P_SUB_CORES, P_POLICY, P_ACTIVE_SET, P_MAX_THREADS,
- P_MAX_REGS, P_MAX_SMEM) = range(9)
-N_PCOLS = 9
+ P_MAX_REGS, P_MAX_SMEM, P_CTA_DISPATCH, P_CTA_LAUNCH) = range(11)
+N_PCOLS = 11
+MILLI = 1000
 
 # time-series columns (the last three are the memory system's cumulative counters, memory.mem_sample;
 # TS_KERNEL is the id of the kernel launched last, -1 before the first launch)

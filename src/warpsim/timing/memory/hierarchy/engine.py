@@ -12,7 +12,7 @@ from warpsim.timing.memory.hierarchy import state as S
 from warpsim.timing.memory.hierarchy.dram import dram_cycle
 from warpsim.timing.memory.hierarchy.icnt import icnt_cycle
 from warpsim.timing.memory.hierarchy.l1d import l1_fill
-from warpsim.timing.memory.hierarchy.l2 import l2_access, l2_fill
+from warpsim.timing.memory.hierarchy.l2 import FULL, l2_access, l2_fill
 from warpsim.timing.memory.hierarchy.slots import slot_dec
 from warpsim.timing.memory.hierarchy.state import (
     EV_BITS,
@@ -23,6 +23,7 @@ from warpsim.timing.memory.hierarchy.state import (
     INF,
     NIL,
     P_L2_ATOM_CYC,
+    P_L2_PART_WR_CYC,
     P_NSLICE,
     P_PC,
     P_PDR,
@@ -119,16 +120,20 @@ def _event(hs, code, t):
 
 @jit
 def _l2_cycle(hs, k):
-    """L2 cycle k: each slice not held by an atomic takes the request at the head of its input."""
+    """L2 cycle k: each slice not held by an atomic or a partial-sector write takes the request at
+    the head of its input."""
     for sl in range(hs.p[P_NSLICE]):
         if hs.SLV[S.SV_IN_LEN, sl] == 0 or hs.SLV[S.SV_FREE_AT, sl] > k:
             continue
         r = hs.SLV[S.SV_IN_HEAD, sl]
         nxt = hs.R[r, S.RF_NEXT]
-        atomic = hs.R[r, S.RF_KIND] == RK_ATOMIC
+        kind = hs.R[r, S.RF_KIND]
+        partial = kind == RK_WRITE and hs.R[r, S.RF_BMASK] != FULL
         if l2_access(hs, sl, r):
-            if atomic:
+            if kind == RK_ATOMIC:
                 hs.SLV[S.SV_FREE_AT, sl] = k + hs.p[P_L2_ATOM_CYC]
+            elif partial:
+                hs.SLV[S.SV_FREE_AT, sl] = k + hs.p[P_L2_PART_WR_CYC]
             # l2_access re-links r (MSHR chain or reply queue): unlink it by hand
             hs.SLV[S.SV_IN_HEAD, sl] = nxt
             hs.SLV[S.SV_IN_LEN, sl] -= 1

@@ -25,8 +25,8 @@ NIL = -1
  P_D_HASH, P_D_CHSHIFT, P_D_CHBITS, P_D_NBK, P_D_NBKGRP, P_D_CCD, P_D_RRD, P_D_RCD, P_D_RAS,
  P_D_RP, P_D_RC, P_D_CL, P_D_WL, P_D_CDLR, P_D_WR, P_D_CCDL, P_D_RTPL, P_D_BURST, P_D_DUAL,
  P_D_FRFCFS, P_D_QSIZE, P_D_LAT, P_D_ATOM, P_D_SUBBIT, P_WB_HI, P_WB_LO, P_TOTAL_THREADS,
- P_L2_ATOMIC, P_L2_ATOM_CYC, P_L2_PARTS, P_L2_FAR,
- N_P) = range(60)
+ P_L2_ATOMIC, P_L2_ATOM_CYC, P_L2_PARTS, P_L2_FAR, P_L2_PART_WR_CYC,
+ N_P) = range(61)
 
 # ---- mutable scalars sc[] -------------------------------------------------------------------
 (SC_LAST_CYCLE, SC_TNOW, SC_K_IC, SC_K_L2, SC_K_DR,
