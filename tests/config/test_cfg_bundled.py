@@ -159,8 +159,8 @@ def test_every_number_in_the_files_has_a_source_legend():
 
 def test_h200_is_the_h100_with_a_larger_l2_and_faster_dram():
     """Only what the H200 changes differs (docs: config/gpus/H200.toml's header): its L2 and DRAM,
-    a model channel standing for four HBM3 pseudo-channels, and the L1 miss queue calibrated on its
-    silicon run."""
+    a model channel standing for four HBM3 pseudo-channels, and the L1 miss queue and DRAM latency
+    calibrated on its silicon runs."""
     h100, h200 = load_gpu("H100").to_dict(), load_gpu("H200").to_dict()
     flat = {}
     for section in h100:
@@ -172,7 +172,7 @@ def test_h200_is_the_h100_with_a_larger_l2_and_faster_dram():
             flat[section] = None
     assert set(flat) == {"name", "description", "clocks.dram", "l2.assoc", "dram.bus_width_bytes",
                          "dram.burst_length", "l1d.miss_queue", "dram.nbk", "dram.nbkgrp",
-                         "dram.queue_size", "dram.tRRD", "dram.address_map"}
+                         "dram.queue_size", "dram.tRRD", "dram.address_map", "dram.latency"}
     h100d = load_gpu("H100").dram
     h200d = load_gpu("H200").dram
     assert (h200d.nbk, h200d.nbkgrp, h200d.queue_size) == (4 * h100d.nbk, 4 * h100d.nbkgrp,
