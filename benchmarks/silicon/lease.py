@@ -73,7 +73,7 @@ def sm_clock_mhz() -> float:
         return 0.0
 
 
-def measure_with_events(name: str, preset: str, run: Path) -> None:
+def measure_with_events(name: str, preset: str, run: Path, sizes: dict[str, str] | None = None) -> None:
     """The fallback without a profiler: CUDA events around every launch, times the SM clock."""
     import datetime as dt
 
@@ -101,7 +101,7 @@ def measure_with_events(name: str, preset: str, run: Path) -> None:
     failures: dict[str, str] = {}
     rows: list[SiliconRow] = []
     try:
-        res = run_workload(wl, preset, None, seed=0, api=api, verify=True)
+        res = run_workload(wl, preset, sizes, seed=0, api=api, verify=True)
         checks = f"passed ({len(res.checks)})" if res.checks else "none"
     except Exception as exc:  # noqa: BLE001 - a failed check is recorded beside the timing
         checks = f"FAILED: {str(exc).splitlines()[0][:200]}"
@@ -109,8 +109,8 @@ def measure_with_events(name: str, preset: str, run: Path) -> None:
         cupy.cuda.runtime.deviceSynchronize()
         mhz = sm_clock_mhz()
         per = [(k, cupy.cuda.get_elapsed_time(s, e) * 1e3 * mhz) for k, s, e in api.events]
-        rows.append(SiliconRow(name, preset, wl.sizes(preset, None), sum(c for _, c in per), len(per), mhz,
-                               sum(c for _, c in per) / mhz if mhz else 0.0, None, checks,
+        rows.append(SiliconRow(name, preset, wl.sizes(preset, sizes or {}), sum(c for _, c in per), len(per),
+                               mhz, sum(c for _, c in per) / mhz if mhz else 0.0, None, checks,
                                str(cupy.cuda.runtime.getDeviceProperties(0)["name"]),
                                dt.date.today().isoformat(), per, cycles_metric="events x clock"))
     except Exception as exc:  # noqa: BLE001
@@ -127,7 +127,7 @@ def profiler_failed(run: Path) -> bool:
                                    "ERR_NVGPUCTRPERM", "TimeoutExpired", "ncu --csv"))
 
 
-def rebuild(out: Path, preset: str) -> None:
+def rebuild(out: Path, preset: str, sizes: dict[str, str] | None = None) -> None:
     """Rows again from the exports a run left (after a fix to how they are read): no GPU needed."""
     import datetime as dt
 
@@ -144,8 +144,8 @@ def rebuild(out: Path, preset: str) -> None:
         failures: dict[str, str] = {}
         rows = []
         try:
-            row = summarise(wl.name, preset, wl.sizes(preset, None), json.loads(summary.read_text()), cyc,
-                            device["name"], wl.kernels)
+            row = summarise(wl.name, preset, wl.sizes(preset, sizes or {}), json.loads(summary.read_text()),
+                            cyc, device["name"], wl.kernels)
             row.measured = dt.date.fromtimestamp(cyc.stat().st_mtime).isoformat()
             rows.append(row)
         except Exception as exc:  # noqa: BLE001 - reported per workload, as measure() does
@@ -208,14 +208,20 @@ def main(argv: list[str]) -> None:
     p.add_argument("--counters", default="", help="workloads that also get the counters pass")
     p.add_argument("--reserve", type=float, default=25.0, help="no workload starts with less left")
     p.add_argument("--per-workload", type=float, default=90.0, help="seconds per workload and pass")
+    p.add_argument("--size", action="append", default=[], metavar="KEY=VALUE",
+                   help="size key for every workload named (repeatable), as `warpsim silicon --size`")
     p.add_argument("--rebuild", action="store_true", help="only re-read the exports in OUT (no GPU)")
     p.add_argument("--pack", type=Path, help="only write OUT's files, exports cut to their metrics, here")
     a = p.parse_intermixed_args(argv)
+    bad = [kv for kv in a.size if "=" not in kv]
+    if bad:
+        p.error(f"--size takes KEY=VALUE, not {bad[0]!r}")
+    sizes = dict(kv.split("=", 1) for kv in a.size)
     if a.pack:
         pack(a.out, a.pack)
         return
     if a.rebuild:
-        rebuild(a.out, a.preset)
+        rebuild(a.out, a.preset, sizes)
         print(f"{merge(a.out)} rows in {a.out / 'hardware.csv'}")
         return
     t0 = time.time()
@@ -237,7 +243,7 @@ def main(argv: list[str]) -> None:
             print(f"[{time.time() - t0:5.0f} s] deadline: {name} and the rest not started", flush=True)
             break
         if not events:
-            measure([name], a.preset, run, counters=name in with_counters,
+            measure([name], a.preset, run, sizes=sizes, counters=name in with_counters,
                     timeout_s=min(a.per_workload, max(left - 5, 5)),
                     progress=lambda s: print(f"[{time.time() - t0:5.0f} s] {s}", flush=True))
             ncu_failures = ncu_failures + 1 if profiler_failed(run) else 0
@@ -246,7 +252,7 @@ def main(argv: list[str]) -> None:
                 events = True
             measured += (run / "hardware.csv").read_text().count("\n") > 1
         if events:
-            measure_with_events(name, a.preset, run)
+            measure_with_events(name, a.preset, run, sizes)
             print(f"[{time.time() - t0:5.0f} s] {name}: events {(run / 'hardware.csv').read_text()[-200:]}",
                   flush=True)
     n = merge(a.out)
