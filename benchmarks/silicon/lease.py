@@ -230,7 +230,8 @@ def main(argv: list[str]) -> None:
     if not (a.out / "device.json").exists():
         (a.out / "device.json").write_text(json.dumps(describe_device(), indent=1))
     print(json.dumps(json.loads((a.out / "device.json").read_text()), indent=1)[:1500], flush=True)
-    with_counters = set(expand_names([c for c in a.counters.split(",") if c]))
+    picks = [c for c in a.counters.split(",") if c]
+    with_counters = set(expand_names(picks)) if picks else set()   # no names: none (not all)
     events = shutil.which("ncu") is None
     ncu_failures = measured = 0
     for name in expand_names(a.names):
