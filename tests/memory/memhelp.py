@@ -44,3 +44,25 @@ def variant(gpu, **sections):
     """Copy of `gpu` with some fields of some sections replaced: variant(g, dram={"tRP": 5})."""
     changes = {name: dataclasses.replace(getattr(gpu, name), **fields) for name, fields in sections.items()}
     return dataclasses.replace(gpu, **changes)
+
+
+def one_slice_kernel(kind, lanes, *, ctas=8, warps=4, per_warp=8, flags=0):
+    """A kernel of `ctas` x `warps` warps, each `per_warp` `kind` instructions whose 32 lanes touch
+    `lanes` (one line: every request goes to the same L2 slice); loads and atomics write a register."""
+    from warpsim.ir.kinds import LatClass, Unit
+    from warpsim.ir.records import CtaTrace, KernelInfo, ListKernel, WarpBuilder
+
+    addrs = np.asarray(lanes).astype(np.uint64)
+    ctas_out = []
+    for c in range(ctas):
+        ws = []
+        for _ in range(warps):
+            b = WarpBuilder()
+            for i in range(per_warp):
+                dst = () if kind == InstKind.STORE else (4 + i % 4,)
+                b.add(0x10 * i, 0xFFFFFFFF, kind, Unit.LDST, LatClass.MEM, dst=dst, src=(2,),
+                      space=MemSpace.GLOBAL, width=4, addrs=addrs, flags=flags)
+            ws.append(b.build())
+        ctas_out.append(CtaTrace((c, 0, 0), ws))
+    info = KernelInfo(name="k", kernel_id=1, grid=(ctas, 1, 1), block=(32 * warps, 1, 1))
+    return ListKernel(info, ctas_out)

@@ -9,10 +9,11 @@ the bottleneck and the kernel takes 3 more cycles per request: 3,072."""
 
 import numpy as np
 import pytest
+from memhelp import one_slice_kernel
 
 from warpsim.config import load_gpu
-from warpsim.ir.kinds import FLAG_BYPASS_L1, InstKind, LatClass, MemSpace, Unit
-from warpsim.ir.records import CtaTrace, KernelInfo, ListKernel, Memcpy, WarpBuilder
+from warpsim.ir.kinds import FLAG_BYPASS_L1, InstKind
+from warpsim.ir.records import Memcpy
 from warpsim.timing.gpu import simulate
 from warpsim.validate import microbench_traces as T
 
@@ -20,19 +21,9 @@ BASE = T.GLOBAL_BASE
 CTAS, WARPS, PER_WARP = 8, 4, 8
 
 
-def _kernel(kind: InstKind) -> ListKernel:
-    lanes = (BASE + 4 * np.arange(32)).astype(np.uint64)
-    ctas = []
-    for c in range(CTAS):
-        ws = []
-        for _ in range(WARPS):
-            b = WarpBuilder()
-            for i in range(PER_WARP):
-                b.add(0x10 * i, 0xFFFFFFFF, kind, Unit.LDST, LatClass.MEM, dst=(4 + i % 4,), src=(2,),
-                      space=MemSpace.GLOBAL, width=4, addrs=lanes, flags=FLAG_BYPASS_L1)
-            ws.append(b.build())
-        ctas.append(CtaTrace((c, 0, 0), ws))
-    return ListKernel(KernelInfo(name="k", kernel_id=1, grid=(CTAS, 1, 1), block=(32 * WARPS, 1, 1)), ctas)
+def _kernel(kind: InstKind):
+    return one_slice_kernel(kind, BASE + 4 * np.arange(32), ctas=CTAS, warps=WARPS, per_warp=PER_WARP,
+                            flags=FLAG_BYPASS_L1)
 
 
 def _cycles(kind: InstKind, atomic_cycles: int) -> int:

@@ -10,11 +10,12 @@ bottleneck and takes 3 more cycles per request: 3,072."""
 
 import numpy as np
 import pytest
+from memhelp import one_slice_kernel
 
 from warpsim.config import load_gpu
 from warpsim.errors import InputError
-from warpsim.ir.kinds import FLAG_BYPASS_L1, InstKind, LatClass, MemSpace, Unit
-from warpsim.ir.records import CtaTrace, KernelInfo, ListKernel, Memcpy, WarpBuilder
+from warpsim.ir.kinds import FLAG_BYPASS_L1, InstKind
+from warpsim.ir.records import Memcpy
 from warpsim.timing.gpu import simulate
 from warpsim.validate import microbench_traces as T
 
@@ -24,20 +25,10 @@ FULL_LINE = BASE + 4 * np.arange(32)              # 32 words: 4 whole sectors
 WORD_PER_SECTOR = BASE + 32 * (np.arange(32) % 4)  # word 0 of each of the 4 sectors
 
 
-def _kernel(kind: InstKind, lanes: np.ndarray) -> ListKernel:
-    ctas = []
-    for c in range(CTAS):
-        ws = []
-        for _ in range(WARPS):
-            b = WarpBuilder()
-            for i in range(PER_WARP):
-                load = kind == InstKind.LOAD        # loads bypass the L1 (.cg), so all reach the L2
-                b.add(0x10 * i, 0xFFFFFFFF, kind, Unit.LDST, LatClass.MEM, dst=(4 + i % 4,) if load else (),
-                      src=(2,), space=MemSpace.GLOBAL, width=4, addrs=lanes.astype(np.uint64),
-                      flags=FLAG_BYPASS_L1 if load else 0)
-            ws.append(b.build())
-        ctas.append(CtaTrace((c, 0, 0), ws))
-    return ListKernel(KernelInfo(name="k", kernel_id=1, grid=(CTAS, 1, 1), block=(32 * WARPS, 1, 1)), ctas)
+def _kernel(kind: InstKind, lanes: np.ndarray):
+    # loads bypass the L1 (.cg), so every one reaches the L2
+    return one_slice_kernel(kind, lanes, ctas=CTAS, warps=WARPS, per_warp=PER_WARP,
+                            flags=FLAG_BYPASS_L1 if kind == InstKind.LOAD else 0)
 
 
 def _run(kind: InstKind, lanes: np.ndarray, cycles: int):
