@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from warpsim.validate.silicon import HEADER, SiliconRow, expand_names, measure, summarise, write_hardware_csv
@@ -171,16 +172,23 @@ def pack(out: Path, dest: Path) -> None:
     for name in ("hardware.csv", "device.json", "failures.json"):
         shutil.copy(out / name, dest / name)
     for export in sorted((out / "runs").glob("*/*.ncu.csv")):
-        lines = export.read_text().splitlines()
-        body = [ln for ln in lines if not ln.startswith("==")]
-        rows = list(csv.reader(body))
-        if not rows:
-            continue
-        cols = [i for i, h in enumerate(rows[0]) if h in keep or h.startswith(("gpc__", "sm__cycles"))]
-        with open(dest / export.name, "w", newline="") as fh:
-            w = csv.writer(fh, quoting=csv.QUOTE_ALL)
-            for r in rows:
-                w.writerow([r[i] for i in cols])
+        cut_export(export, dest / export.name, lambda h: h in keep or h.startswith(("gpc__", "sm__cycles")))
+
+
+def cut_export(src: Path, dest: Path, wanted: Callable[[str], bool]) -> int:
+    """Copy an ncu raw CSV export keeping the columns whose header `wanted` accepts (ncu's `==` log
+    lines and a program's own output dropped: every CSV line is quoted); returns how many launches
+    it holds (0: an empty export, not written)."""
+    body = [ln for ln in Path(src).read_text().splitlines() if ln.startswith('"')]
+    rows = list(csv.reader(body))
+    if not rows:
+        return 0
+    cols = [i for i, h in enumerate(rows[0]) if wanted(h)]
+    with open(dest, "w", newline="") as fh:
+        w = csv.writer(fh, quoting=csv.QUOTE_ALL)
+        for r in rows:
+            w.writerow([r[i] for i in cols])
+    return len(rows) - 2                           # header and units rows
 
 
 def merge(out: Path) -> int:

@@ -186,6 +186,7 @@ def place_ctas(t, bl, wp, sc, ct, sms, kn, gl, p):
             order[x] = k
             n += 1
     placed = 0
+    throttled = False
     if n > 0:
         nsms = p[P_NSMS]
         last = -1
@@ -193,9 +194,8 @@ def place_ctas(t, bl, wp, sc, ct, sms, kn, gl, p):
         g = gl.g
         for step in range(nsms):
             if rate > 0 and dispatch_wait(t, gl, p) > t:
-                if placed > 0:
-                    gl.g[G_RR_SM] = (last + 1) % nsms
-                return -1
+                throttled = True
+                break
             s = (g[G_RR_SM] + step) % nsms
             for x in range(n):
                 k = order[x]
@@ -209,8 +209,8 @@ def place_ctas(t, bl, wp, sc, ct, sms, kn, gl, p):
         # the next pass starts after the last SM served, so CTAs that arrive in several refills
         # of the queue still spread one per SM before any SM gets a second (breadth first)
         if placed > 0:
-            gl.g[G_RR_SM] = (last + 1) % nsms
-    return placed
+            g[G_RR_SM] = (last + 1) % nsms
+    return -1 if throttled else placed
 
 
 @jit

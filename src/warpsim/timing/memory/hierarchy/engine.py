@@ -128,12 +128,13 @@ def _l2_cycle(hs, k):
         r = hs.SLV[S.SV_IN_HEAD, sl]
         nxt = hs.R[r, S.RF_NEXT]
         kind = hs.R[r, S.RF_KIND]
-        partial = kind == RK_WRITE and hs.R[r, S.RF_BMASK] != FULL
+        hold = 1                                   # L2 cycles this request holds the slice
+        if kind == RK_ATOMIC:
+            hold = hs.p[P_L2_ATOM_CYC]
+        elif kind == RK_WRITE and hs.R[r, S.RF_BMASK] != FULL:
+            hold = hs.p[P_L2_PART_WR_CYC]
         if l2_access(hs, sl, r):
-            if kind == RK_ATOMIC:
-                hs.SLV[S.SV_FREE_AT, sl] = k + hs.p[P_L2_ATOM_CYC]
-            elif partial:
-                hs.SLV[S.SV_FREE_AT, sl] = k + hs.p[P_L2_PART_WR_CYC]
+            hs.SLV[S.SV_FREE_AT, sl] = k + hold
             # l2_access re-links r (MSHR chain or reply queue): unlink it by hand
             hs.SLV[S.SV_IN_HEAD, sl] = nxt
             hs.SLV[S.SV_IN_LEN, sl] -= 1

@@ -99,7 +99,8 @@ MF_HEAD, MF_TAIL, MF_CNT, MF_FREE = range(4)           # L1M / L2M [4, unit, ent
 (SV_MTOP, SV_DST_BUSY, SV_BUF, SV_RSRC_BUSY, SV_ACC, SV_MISS, SV_IN_HEAD, SV_IN_TAIL, SV_IN_LEN,
  SV_OUT_HEAD, SV_OUT_TAIL, SV_OUT_LEN, SV_DQ_HEAD, SV_DQ_TAIL, SV_DQ_LEN, SV_FREE_AT, N_SLV) = range(17)
 # SV_FREE_AT: first L2 cycle at which the slice takes its next request (an atomic holds it for
-# l2.atomic_cycles cycles: its read-modify-write reads and writes the data array)
+# l2.atomic_cycles cycles, a write of part of a sector l2.partial_write_cycles: both read and
+# write the data array; any other request one)
 # CHV [N_CHV, n_ch]: DRAM read / write queue lengths (the queues are per bank, in BK)
 CV_RQ_LEN, CV_WQ_LEN, N_CHV = range(3)
 # BK [N_BF, n_ch, nbk]: bank state, and each bank's part of the read / write queue (age order)
