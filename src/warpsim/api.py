@@ -97,7 +97,7 @@ def load_commands(target: str | Path, *, size: str = "tiny", sizes: dict | None 
     from warpsim.workloads.runner import run_workload
 
     wl = get_workload(str(target))
-    api = EmulatorApi(wl.ptx_path, mode="timing", profile_timing=profile)
+    api = EmulatorApi(wl.ptx_path, mode="timing", profile_level=profile)
     api.device.launch_listener = on_launch
     if keyframe_at:
         api.device.replay().pin_keyframe(keyframe_at)

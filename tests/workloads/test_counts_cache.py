@@ -46,3 +46,31 @@ def test_docs_table_is_regenerated():
     if not DEFAULT_OUT.exists():
         pytest.skip("not running from a source checkout")
     assert DEFAULT_OUT.read_text() == render(), "run: python -m warpsim.workloads.docs"
+
+
+@pytest.mark.parametrize("name", ["rodinia/bfs", "polybench/gramschmidt", "sdk/histogram"])
+def test_a_light_profile_counts_what_a_full_one_does(name):
+    """The counts table runs profile mode without PKA's memory metrics: same warp and thread
+    instructions and basic-block vectors per launch, and no sector counters at all."""
+    import numpy as np
+
+    from warpsim.workloads.device import EmulatorApi
+    from warpsim.workloads.runner import run_workload
+
+    runs = {}
+    for level in (False, "light"):
+        apis = []
+
+        def factory(w, level=level, apis=apis):
+            apis.append(EmulatorApi(w.ptx_path, mode="profile", profile_level=level))
+            return apis[-1]
+
+        run_workload(name, "tiny", api=factory)
+        runs[level] = apis[0].profiles
+    full, light = runs[False], runs["light"]
+    assert len(full) == len(light) > 0
+    for f, lt in zip(full, light, strict=True):
+        assert f.counters["warp_insts"] == lt.counters["warp_insts"] > 0
+        assert f.counters["thread_insts"] == lt.counters["thread_insts"]
+        assert np.array_equal(f.bbv, lt.bbv)
+        assert "gld_sectors" in f.counters and not any(k.endswith("_sectors") for k in lt.counters)

@@ -20,8 +20,9 @@ from warpsim.errors import InputError
 
 FORMAT = "warpsim-checkpoint"
 # 2: thread-block table with affine address rows (timing/arena.py); 3: a seventh stall reason ("wait");
-# 4: the work distributor's next dispatch time in the globals (sm.cta_dispatch_cycles)
-FORMAT_VERSION = 4
+# 4: the work distributor's next dispatch time in the globals (sm.cta_dispatch_cycles); 5: L2 near
+# copies are lines of their own (LF_NEAR marks a copy, where it was a bitmask on the home line)
+FORMAT_VERSION = 5
 MANIFEST = "manifest.json"
 
 

@@ -168,7 +168,8 @@ class L2:
     atomic_cycles: int = 1
     # the L2 as `partitions` halves (Hopper: 2), SMs and slices split evenly between them: a read
     # that finds no copy of its line in its SM's partition crosses to the line's home partition,
-    # `far_latency` core cycles more, and leaves a copy there; writes and atomics drop the copies
+    # `far_latency` core cycles more, and leaves a copy there, in a way of that partition's own
+    # capacity (a line read from both halves fills two ways); writes and atomics drop the copies
     partitions: int = 1
     far_latency: int = 0
     # L2 cycles a slice is held by a write of part of a sector (its data array merges the bytes

@@ -99,7 +99,9 @@ class EmulatorApi:
     device: Any = None
     launches: list[LaunchRecord] = field(default_factory=list)
     profiles: list[Any] = field(default_factory=list)
-    profile_timing: bool | str = False    # timing mode: also profile each launch ("light": no PKA metrics)
+    # timing mode: also profile each launch (True, or "light": without PKA's memory metrics);
+    # profile mode: "light" records the counts and BBVs without those metrics
+    profile_level: bool | str = False
 
     def __post_init__(self) -> None:
         from warpsim.host import Device, load_ptx
@@ -144,7 +146,7 @@ class EmulatorApi:
             shared_bytes=shared_bytes,
             stream=stream,
             mode=self.mode,
-            **({"profile": self.profile_timing} if self.profile_timing and self.mode == "timing" else {}),
+            **({"profile": self.profile_level} if self.profile_level and self.mode != "functional" else {}),
         )
         warp = thread = None
         counters = getattr(result, "counters", None)

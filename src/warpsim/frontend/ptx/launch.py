@@ -289,7 +289,7 @@ class Module:
             self.device.commands.append(src)
             return src
         if mode == "profile":
-            return self._profile(k, g, b, kp, shared_bytes, per, tpc)
+            return self._profile(k, g, b, kp, shared_bytes, per, tpc, sectors=profile != "light")
         if mode != "functional":
             raise InputError(f"unknown launch mode {mode!r} (functional, timing, profile)")
         t0 = time.perf_counter()

@@ -7,6 +7,8 @@ sector that is only partly written misses, fetches, and the fill merges (keeping
 Lines are allocated on miss (reads and writes); a line with a fetch in flight is never a victim.
 Dirty sectors of a victim are written back to DRAM (one 32 B write each, byte-masked).
 Atomics are performed here: a read-modify-write that leaves the sector dirty.
+With `l2.partitions` > 1, a read from an SM of another partition leaves a copy of the line in that
+partition (`_keep_copies`), which takes a way there like any line.
 """
 
 from __future__ import annotations
@@ -155,6 +157,14 @@ def partition_of_slice(hs, sl):
 
 
 @jit
+def copy_slice(hs, sl, q):
+    """The slice of partition q that holds copies of lines homed at slice sl, in the same set: the
+    slice in q's position of sl's own (partitions split the slices evenly)."""
+    per = hs.p[P_NSLICE] // hs.p[P_L2_PARTS]
+    return sl % per + q * per
+
+
+@jit
 def far_cycles(hs, r):
     """Extra core cycles request r spends crossing to its line's home L2 partition: a read from an
     SM whose partition holds no copy of the line (a load that misses its near half). Writes are
@@ -168,25 +178,48 @@ def far_cycles(hs, r):
     if q == partition_of_slice(hs, sl):
         return 0
     a = hs.R[r, S.RF_ADDR]
-    st = l2_set_of(hs, a)
-    w = l2_find(hs, sl, st, a >> 7)
-    if w >= 0 and (hs.L2L[S.LF_NEAR, sl, st, w] >> q) & 1:
+    if l2_find(hs, copy_slice(hs, sl, q), l2_set_of(hs, a), a >> 7) >= 0:
         return 0
     return hs.p[P_L2_FAR]
 
 
 @jit
-def _note_copy(hs, sl, st, w, r):
-    """A read from another partition leaves a copy there; a write or atomic invalidates copies."""
-    if hs.p[P_L2_PARTS] <= 1 or w < 0:
+def _keep_copies(hs, sl, st, r):
+    """A read from another partition leaves a copy of the line there, in a way of that partition's
+    copy slice (so copies take capacity: a line read from both halves fills two ways); a write or
+    atomic drops the copies. A copy is clean and holds no sectors: only its tag, its LRU age and
+    LF_NEAR = 1. It may evict any line but one with a fetch in flight (a dirty one is written back);
+    with no way free, or no request records for the write-backs, the read leaves no copy."""
+    parts = hs.p[P_L2_PARTS]
+    if parts <= 1:
         return
+    line = hs.R[r, S.RF_ADDR] >> 7
+    home = partition_of_slice(hs, sl)
     kind = hs.R[r, S.RF_KIND]
     if kind == RK_READ or kind == RK_READ_BYPASS:
         sm = hs.R[r, S.RF_SM]
-        if sm >= 0:
-            hs.L2L[S.LF_NEAR, sl, st, w] |= 1 << partition_of_sm(hs, sm)
-    else:
-        hs.L2L[S.LF_NEAR, sl, st, w] = 0
+        if sm < 0:
+            return
+        q = partition_of_sm(hs, sm)
+        if q == home:
+            return
+        c = copy_slice(hs, sl, q)
+        w = l2_find(hs, c, st, line)
+        if w < 0:
+            w = _victim(hs, c, st)
+            if w < 0 or (hs.L2L[S.LF_DIRTY, c, st, w] != 0 and pool_free_count(hs) < 8):
+                return
+            _evict(hs, c, st, w, True)
+            hs.L2L[S.LF_TAG, c, st, w] = line
+            hs.L2L[S.LF_NEAR, c, st, w] = 1
+        _touch(hs, c, st, w)
+        return
+    for q in range(parts):
+        if q != home:
+            c = copy_slice(hs, sl, q)
+            w = l2_find(hs, c, st, line)
+            if w >= 0:
+                _evict(hs, c, st, w, False)
 
 
 @jit
@@ -221,7 +254,7 @@ def l2_access(hs, sl, r):
             if m == FULL:
                 hs.L2L[S.LF_VALID, sl, st, w] |= 1 << b    # write-validate: fully written = readable
         hs.L2L[S.LF_DIRTY, sl, st, w] |= 1 << b
-        _note_copy(hs, sl, st, w, r)
+        _keep_copies(hs, sl, st, r)
         _touch(hs, sl, st, w)
         _reply(hs, sl, r)                           # write acknowledgement
         return True
@@ -231,7 +264,7 @@ def l2_access(hs, sl, r):
         hs.SLV[S.SV_ACC, sl] += 1
         if hs.R[r, S.RF_KIND] == RK_ATOMIC:
             hs.L2L[S.LF_DIRTY, sl, st, w] |= 1 << b
-        _note_copy(hs, sl, st, w, r)
+        _keep_copies(hs, sl, st, r)
         _touch(hs, sl, st, w)
         _reply(hs, sl, r)
         return True
@@ -243,7 +276,7 @@ def l2_access(hs, sl, r):
         hs.ST[1, rtype, S_MSHR_HIT] += 1
         hs.SLV[S.SV_ACC, sl] += 1
         mshr_merge(hs.L2M, hs.R[:, S.RF_NEXT], sl, e, r)
-        _note_copy(hs, sl, st, w, r)
+        _keep_copies(hs, sl, st, r)
         return True
     if hs.SLV[S.SV_MTOP, sl] == 0:
         return _fail(hs, rtype, F_MSHR_ENTRY)
@@ -258,7 +291,7 @@ def l2_access(hs, sl, r):
     hs.ST[1, rtype, status] += 1
     hs.SLV[S.SV_ACC, sl] += 1
     hs.SLV[S.SV_MISS, sl] += 1
-    _note_copy(hs, sl, st, w, r)
+    _keep_copies(hs, sl, st, r)
     _touch(hs, sl, st, w)
     hs.L2L[S.LF_PEND, sl, st, w] |= 1 << b
     mshr_alloc(hs.L2H, hs.L2M, hs.SLV[S.SV_MTOP],
@@ -327,6 +360,6 @@ def l2_flush(hs) -> None:
     the kernel starts with an empty L2 and the write-backs are not part of its cycles or counters.
     """
     idle = hs.L2L[S.LF_PEND] == 0
-    for f in (S.LF_TAG, S.LF_VALID, S.LF_DIRTY, S.LF_LRU):
+    for f in (S.LF_TAG, S.LF_VALID, S.LF_DIRTY, S.LF_LRU, S.LF_NEAR):
         hs.L2L[f][idle] = NIL if f == S.LF_TAG else 0
     hs.L2W[idle] = 0

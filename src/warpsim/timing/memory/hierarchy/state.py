@@ -83,7 +83,7 @@ SLF_TOKEN, SLF_PENDING, SLF_FREE, SLF_DTOKEN, SLF_DCYCLE, N_SLF = range(6)
 EVF_TIME, EVF_CODE = 0, 1
 # L1L / L2L [rows, unit, sets, ways]: line state
 LF_TAG, LF_VALID, LF_LRU, LF_DIRTY, LF_PEND, LF_NEAR = range(6)
-# LF_NEAR (L2 only): bit q set = L2 partition q holds a copy of the line (l2.partitions > 1)
+# LF_NEAR (L2 only): 1 = the way holds a copy of a line homed in another partition (l2.partitions > 1)
 HF_KEY, HF_VAL = 0, 1                                  # L1H / L2H [2, unit, table]: MSHR hash
 MF_HEAD, MF_TAIL, MF_CNT, MF_FREE = range(4)           # L1M / L2M [4, unit, entries]: MSHR entries
 # SMV [N_SMV, n_sm]
@@ -121,7 +121,7 @@ class HierState(NamedTuple):
     L1H: np.ndarray    # int64 [2, n_sm, H1] L1 MSHR hash: sector address -> entry
     L1M: np.ndarray    # int64 [4, n_sm, E1] L1 MSHR entries: merge chain head/tail/count, free ids
     SMV: np.ndarray    # int64 [N_SMV, n_sm] per-SM queues, ports, counters
-    L2L: np.ndarray    # int64 [6, n_slice, sets, ways] tag, valid, LRU, dirty, fetch pending, near copies
+    L2L: np.ndarray    # int64 [6, n_slice, sets, ways] tag, valid, LRU, dirty, fetch pending, is a copy
     L2W: np.ndarray    # int64 [n_slice, sets, ways, 4] written bytes of not-yet-valid sectors
     L2H: np.ndarray
     L2M: np.ndarray
