@@ -47,10 +47,13 @@ def _summary(launches: list[LaunchRecord]) -> dict[str, Any]:
     }
 
 
+# Profile mode without PKA's memory metrics: the warp and thread instruction counts the table
+# needs, at about the functional engine's speed (the sector counts cost 50 % more on syr2k).
+COUNTING = {"mode": "profile", "profile_level": "light"}
+
+
 def _counting_api(w: Workload) -> EmulatorApi:
-    """Profile mode without PKA's memory metrics: the warp and thread instruction counts the table
-    needs, at about the functional engine's speed (the sector counts cost 50 % more on syr2k)."""
-    return EmulatorApi(w.ptx_path, mode="profile", profile_level="light")
+    return EmulatorApi(w.ptx_path, **COUNTING)
 
 
 def emulated_counts(wl: Workload, preset: str, sizes: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -92,7 +95,7 @@ def _child(name: str, preset: str, progress: str, result: str) -> None:
     wl = get_workload(name)
 
     def factory(w: Workload) -> EmulatorApi:
-        api = _ProgressApi(w.ptx_path, mode="profile", profile_level="light")
+        api = _ProgressApi(w.ptx_path, **COUNTING)
         api.progress = Path(progress)
         return api
 
