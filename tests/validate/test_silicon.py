@@ -215,7 +215,7 @@ def test_measure_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
     assert (out / "rodinia_lud_tiny.counters.ncu.csv").is_file()
     failures = json.loads((out / "failures.json").read_text())
     assert list(failures) == ["micro/vecadd"] and "refusing" in failures["micro/vecadd"]
-    assert json.loads((out / "kernels.json").read_text())["sdk/vectoradd"] == [["vectorAdd", 1000.0]]
+    assert json.loads((out / "kernels.json").read_text())["sdk/vectoradd"] == [["VecAdd", 1000.0]]
 
 
 def _lease_module():

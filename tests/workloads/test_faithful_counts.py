@@ -106,21 +106,49 @@ def test_convolutions_load_each_distinct_neighbour_once():
 
 
 def test_sdk_vectoradd_and_blackscholes():
-    v = _counters("sdk/vectoradd")["vectorAdd"]
-    assert (v["gld"], v["gst"]) == (2 * v["warps"], v["warps"])  # N = 8192: every warp full
-    b = _counters("sdk/blackscholes")["BlackScholesGPU"]
+    for sdk, name in ((42, "VecAdd"), (12, "vectorAdd")):
+        v = _counters("sdk/vectoradd", {"SDK": sdk})[name]
+        assert (v["gld"], v["gst"]) == (2 * v["warps"], v["warps"])  # N = 8192: every warp full
+    b = _counters("sdk/blackscholes", {"SDK": 12})["BlackScholesGPU"]
     # two options per thread: price, strike and years as one float2 load each; call and put stores
     assert (b["gld"], b["gst"]) == (3 * b["warps"], 2 * b["warps"])
+    # SDK 4.2: a 480 x 128 grid strides over 4,096 options, one per thread: 128 warps load three
+    # floats and store two, the other 1,792 warps of the grid touch nothing
+    b = _counters("sdk/blackscholes")["BlackScholesGPU_sdk42"]
+    assert b["warps"] == 480 * 4
+    assert (b["gld"], b["gst"]) == (3 * 4096 // 32, 2 * 4096 // 32)
 
 
 def test_sdk_transpose_kernels_move_two_elements_per_thread():
     """32x16 threads per 32x32 tile: 2 loads and 2 stores each; shared variants stage through smem."""
-    counters = _counters("sdk/transpose")
+    counters = _counters("sdk/transpose", {"SDK": 12})
     assert len(counters) == 8
     for kernel, c in counters.items():
         assert (c["gld"], c["gst"]) == (2 * c["warps"], 2 * c["warps"]), kernel
         staged = 0 if kernel in ("copy", "transposeNaive") else 2 * c["warps"]
         assert (c["sld"], c["sst"]) == (staged, staged), kernel
+
+
+def test_sdk42_transpose_kernels_move_one_element_per_thread_per_rep():
+    """SDK 4.2: 16x16 threads per 16x16 tile, one load and one store per thread and repetition
+    (the first launch of each kernel is the warm-up, nreps = 1)."""
+    counters = _counters("sdk/transpose")
+    assert len(counters) == 8 and all(k.endswith("_sdk42") for k in counters)
+    for kernel, c in counters.items():
+        assert (c["gld"], c["gst"]) == (c["warps"], c["warps"]), kernel
+        staged = 0 if kernel in ("copy_sdk42", "transposeNaive_sdk42") else c["warps"]
+        assert (c["sld"], c["sst"]) == (staged, staged), kernel
+
+
+def test_sdk42_histogram256_retries_colliding_lanes():
+    """The tag-and-retry 256-bin kernel stores to shared memory at least once per byte (4 per
+    word) and reads back each store; collisions among a warp's lanes only add rounds."""
+    c = _counters("sdk/histogram")["histogram256Kernel_sdk42"]
+    words_warps = 16384 // 4 // 32  # tiny: 16 KiB read as 512 warp-loads of 32 words
+    assert c["gld"] == words_warps
+    clear = 240 * 6 * 8  # 240 blocks of 6 warps, each thread clearing 8 of the 6 x 256 counters
+    assert c["sst"] >= clear + 4 * words_warps
+    assert c["sld"] >= 2 * 4 * words_warps  # each round reads the bin, then checks its store
 
 
 def test_every_suite_workload_states_what_it_reproduces():

@@ -96,12 +96,17 @@ def test_workload_is_complete(wl):
     assert wl.summary
 
 
+# Programs whose standard size (the original's) is already the smallest the original accepts:
+# Accel-Sim's SDK 4.2 sortingNetworks sorts 1,024 keys, one shared-memory block.
+AT_THEIR_SMALLEST = {"sdk/sortingnetworks"}
+
+
 def test_presets_grow():
     """tiny <= small <= standard in every size, and standard is strictly larger somewhere."""
     for wl in WORKLOADS:
         t, s, st = (wl.presets[p] for p in PRESETS)
         assert all(t[k] <= s[k] <= st[k] for k in t), wl.name
-        assert any(t[k] < st[k] for k in t), wl.name
+        assert any(t[k] < st[k] for k in t) != (wl.name in AT_THEIR_SMALLEST), wl.name
 
 
 def test_lookup_by_short_name_and_errors():

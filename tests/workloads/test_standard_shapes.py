@@ -52,29 +52,35 @@ def test_networks_launch_thousands_of_kernels():
 
 
 # Calibration-set programs at the CSV's run arguments: (launches, {(grid, block) per launch}),
-# from the originals' host code (CUDA SDK samples, Rodinia 3.1).
+# from the originals' host code (CUDA SDK 4.2 as in Accel-Sim's gpu-app-collection, Rodinia 3.1).
 CALIBRATION = {
     "sdk/vectoradd": (1, {((15625, 1, 1), (256, 1, 1))}),
     "sdk/scalarprod": (1, {((128, 1, 1), (256, 1, 1))}),
-    "sdk/transpose": (8 * 101, {((16, 16, 1), (32, 16, 1))}),
-    "sdk/blackscholes": (512, {((15625, 1, 1), (128, 1, 1))}),
+    # 8 kernels x (warm-up + NUM_REPS = 1 outer + 1 inner), 16 x 16 tiles
+    "sdk/transpose": (8 * 3, {((32, 32, 1), (16, 16, 1))}),
+    "sdk/blackscholes": (1, {((480, 1, 1), (128, 1, 1))}),
     # 3 transforms x (5 radix-4 global passes + 1 shared pass) + 1 modulation
     "sdk/fastwalsh": (
         19,
         {((2048, 1, 1), (256, 1, 1)), ((1024, 1, 1), (512, 1, 1)), ((128, 1, 1), (256, 1, 1))},
     ),
-    "sdk/convsep": (34, {((24, 768, 1), (16, 4, 1)), ((192, 48, 1), (16, 8, 1))}),
-    # 100 x (9 short lengths x 1 launch + 8 large lengths x 3 launches)
-    "sdk/scan": (3300, {((6656, 1, 1), (256, 1, 1)), ((26, 1, 1), (256, 1, 1))}),
+    "sdk/convsep": (2, {((24, 768, 1), (16, 4, 1)), ((192, 48, 1), (16, 8, 1))}),
+    # 9 short lengths x 1 launch + 8 large lengths x 3 launches
+    "sdk/scan": (33, {((6656, 1, 1), (256, 1, 1)), ((26, 1, 1), (256, 1, 1))}),
+    # 64 KiB: 5 partial 64-bin histograms (64 x 240 bytes each), warm-up + 1 run of each pair
     "sdk/histogram": (
-        68,
+        8,
         {
-            ((4370, 1, 1), (64, 1, 1)),
+            ((5, 1, 1), (64, 1, 1)),
             ((64, 1, 1), (256, 1, 1)),
             ((240, 1, 1), (192, 1, 1)),
             ((256, 1, 1), (256, 1, 1)),
         },
     ),
+    # 8,192 keys: 8 shared sorts of 1,024, then strides 1,024 / 2,048 / 4,096 x 4 launches
+    "sdk/mergesort": (13, {((8, 1, 1), (512, 1, 1)), ((1, 1, 1), (256, 1, 1)), ((64, 1, 1), (128, 1, 1))}),
+    # 1,024 keys as arrays of 64 ... 1,024: one shared-memory sort each
+    "sdk/sortingnetworks": (5, {((1, 1, 1), (512, 1, 1))}),
     "rodinia/backprop": (2, {((1, 4096, 1), (16, 16, 1))}),
     "rodinia/hotspot": (1, {((43, 43, 1), (16, 16, 1))}),
     "rodinia/lavamd": (1, {((1000, 1, 1), (128, 1, 1))}),
@@ -82,6 +88,28 @@ CALIBRATION = {
     # extract + 100 x (prepare, reduce 450 blocks, reduce 1 block, srad, srad2) + compress
     "rodinia/srad_v1": (502, {((450, 1, 1), (512, 1, 1)), ((1, 1, 1), (512, 1, 1))}),
 }
+
+# Today's cuda-samples (SDK=12) at the sizes the H200 rows in benchmarks/silicon measured.
+TODAYS_SAMPLES = {
+    "sdk/transpose": ({"REPS": 100}, 8 * 101, {((16, 16, 1), (32, 16, 1))}),
+    "sdk/blackscholes": ({"OPT_N": 4_000_000, "ITERS": 512}, 512, {((15625, 1, 1), (128, 1, 1))}),
+    "sdk/histogram": (
+        {"BYTES": 64 * 1048576, "RUNS": 16},
+        68,
+        {((4370, 1, 1), (64, 1, 1)), ((64, 1, 1), (256, 1, 1)), ((240, 1, 1), (192, 1, 1)),
+         ((256, 1, 1), (256, 1, 1))},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(TODAYS_SAMPLES))
+def test_todays_samples_launch_shapes(name):
+    sizes, launches, shapes = TODAYS_SAMPLES[name]
+    api = ShapeOnlyApi()
+    run_workload(name, "standard", {**sizes, "SDK": 12}, api=api, verify=False)
+    assert len(api.launches) == launches
+    assert {(r.grid, r.block) for r in api.launches} == shapes
+    assert not any(r.kernel.endswith("_sdk42") for r in api.launches)
 
 
 @pytest.mark.parametrize("name", sorted(CALIBRATION))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 PB = "PolyBench/GPU 1.0 CUDA (as in Accel-Sim's gpu-app-collection)"
 RODINIA = "Rodinia 3.1 CUDA (as in Accel-Sim's gpu-app-collection)"
-SDK = "NVIDIA cuda-samples"
+SDK = "CUDA SDK 4.2 (as in Accel-Sim's gpu-app-collection, `SDK=42`; `SDK=12`: today's cuda-samples)"
 RUNTIME_SIZES = (
     "sizes and constants are kernel arguments instead of #defines (nvcc then unrolls loops with a remainder)"
 )
@@ -85,65 +85,66 @@ PROVENANCE: dict[str, Provenance] = {
         )
     },
     "sdk/vectoradd": Provenance(
-        f"{SDK}: `vectorAdd`",
-        "--size 4000000 (N); the CSV also lists 6000000",
+        f"{SDK}: `vectorAdd` (`VecAdd`; today's `vectorAdd` adds `+ 0.0f`)",
+        "--size 4000000 (N); Accel-Sim also runs 6000000, the size `warpsim validate` compares (see "
+        "validate/programs.py)",
         "CUDA SDK / vector-add / vectorAdd",
         "none",
     ),
     "sdk/scalarprod": Provenance(
-        f"{SDK}: `scalarProd`",
-        "VECTOR_N=8192, ELEMENT_N=4096",
+        f"{SDK}: `scalarProd` (SDK 4.2 reads the sum without today's last barrier)",
+        "--size 8192 (VECTOR_N; ELEMENT_N = 1024 in SDK 4.2); Accel-Sim also runs 13920",
         "CUDA SDK / scalar-prod / scalarProd",
-        "the CSV's `--size 8192` (or 13920) comes from a modified sample; we read it as VECTOR_N "
-        "(the sample's default is 256 vectors of 4096)",
+        "none",
     ),
     "sdk/transpose": Provenance(
-        f"{SDK}: `transpose` (8 kernels, each 1 warm-up + NUM_REPS=100 launches)",
+        f"{SDK}: `transpose` (8 kernels; SDK 4.2: 16 x 16 tiles, per kernel a warm-up, NUM_REPS = 1 "
+        "outer launch and one launch looping NUM_REPS times inside; today's: 32 x 16, warm-up + 100)",
         "dimX512 dimY512",
         "CUDA SDK / transpose / transpose",
-        "REPS is a size (the sample's 100); the CSV's 97,339 silicon cycles suggest the calibration run "
-        "launched far fewer (compare with REPS set accordingly)",
+        "none",
     ),
     "sdk/blackscholes": Provenance(
-        f"{SDK}: `BlackScholes`",
-        "(defaults) OPT_N=4,000,000, NUM_ITERATIONS=512",
+        f"{SDK}: `BlackScholes` (SDK 4.2: a 480 x 128 grid-stride loop, one option per step, IEEE "
+        "division and sqrtf; today's: two options per thread as float2, 4,000,000 options x 512)",
+        "(defaults) OPT_N=100,000, NUM_ITERATIONS=1",
         "CUDA SDK / blk / BlackScholes",
-        "inputs as the sample's RandFloat ranges; the CSV's 10,214 silicon cycles are far below the "
-        "sample defaults (the calibration run used a smaller configuration)",
+        "inputs as the sample's RandFloat ranges",
     ),
     "sdk/fastwalsh": Provenance(
         f"{SDK}: `fastWalshTransform`",
-        "-logK 7 -logD 21 (LOG2K, LOG2D; the CSV alternative is 11 / 19)",
+        "-logK 7 -logD 21 (LOG2K, LOG2D; Accel-Sim also runs 11 / 19)",
         "CUDA SDK / fast-walsh-transform / fastWalshTransform",
         "none",
     ),
     "sdk/convsep": Provenance(
-        f"{SDK}: `convolutionSeparable` (1 warm-up + 16 iterations of rows + columns)",
-        "--size 3072 (W=H)",
+        f"{SDK}: `convolutionSeparable` (SDK 4.2: one rows + columns pass; today's: a warm-up + 16)",
+        "--size 3072 (W = H = 3072)",
         "CUDA SDK / conv / convolutionSeparable",
         "none",
     ),
     "sdk/scan": Provenance(
-        f"{SDK}: `scan` (short 4..1024 and large 2048..262144 arrays, 100 cycles each)",
+        f"{SDK}: `scan` (short 4..1024 and large 2048..262144 arrays, 1 cycle each; today's: 100)",
         "(defaults) N = 13 * 1048576 / 2",
         "CUDA SDK / scan / scan",
         "none",
     ),
     "sdk/histogram": Provenance(
-        f"{SDK}: `histogram` (64-bin then 256-bin, each 1 warm-up + 16 runs)",
-        "(defaults) 64 MiB of bytes",
+        f"{SDK}: `histogram` (64-bin then 256-bin, each a warm-up + 1 run; SDK 4.2 counts 256 bins by "
+        "tag-and-retry without shared atomics; today's: shared atomics, 64 MiB, 16 runs)",
+        "(defaults) 64 KiB of bytes",
         "CUDA SDK / histo / histogram",
         "none",
     ),
     "sdk/sortingnetworks": Provenance(
         f"{SDK}: `sortingNetworks` (bitonic sort; arrays of 64..N elements, 1 iteration each)",
-        "(defaults) N=1048576 keys < 65536, DIR=0",
+        "(defaults) N=1024 keys < 65536, DIR=0 (today's sample: 1,048,576)",
         "CUDA SDK / sorting-networks / sortingNetworks",
         "none",
     ),
     "sdk/mergesort": Provenance(
         f"{SDK}: `mergeSort` (shared-memory chunk sort, then ranks, limits and interval merges per stride)",
-        "(defaults) N = 4 * 1048576 keys < 65536, DIR=1",
+        "(defaults) N = 8192 keys < 65536, DIR=1 (today's sample: 4 * 1048576)",
         "CUDA SDK / merge-sort / mergeSort",
         "only the ascending kernels (the sample's DIR); N must be a power of two (the sample's is), so "
         "the tail copies of a partial last segment never occur",

@@ -1,9 +1,14 @@
-"""CUDA SDK samples of the calibration set, as NVIDIA's cuda-samples run them.
+"""CUDA SDK samples of the calibration set, in the two versions silicon was measured with.
 
-Each driver launches the sample's kernels with its block and grid shapes and in its host loop
-order (warm-up launch plus timed repetitions where the sample has them); `standard` is the sample's
-default input or the run arguments of the calibration CSV
-(`reference/hardware/qv100_silicon_cycles.csv`). Inputs are generated as the samples do.
+`SDK=42` (every preset's default) is the CUDA SDK 4.2 copy in Accel-Sim's gpu-app-collection,
+which produced the QV100 calibration rows (`reference/hardware/qv100_silicon_cycles.csv`): its
+host loops, its kernels where they differ from today's, and its sizes (Accel-Sim scaled several
+samples down: BlackScholes 100,000 options, histogram 64 KiB, mergeSort 8,192 keys,
+sortingNetworks 1,024, scalarProd 1,024 elements per vector, one pass or repetition where today's
+samples time 16 or 100). `SDK=12` is today's NVIDIA cuda-samples (v12), which the H100/H200 rows in
+`benchmarks/silicon/` measured (their warpsim_sizes say so). Each driver launches the sample's
+kernels with its block and grid shapes and in its host loop order; inputs are generated as the
+samples do.
 """
 
 from __future__ import annotations
@@ -17,34 +22,37 @@ from warpsim.workloads.registry import register
 @register(
     "sdk/vectoradd",
     "sdk/vectoradd.cu",
-    ["vectorAdd"],
-    tiny=dict(N=8192),
-    small=dict(N=200_000),
-    standard=dict(N=4_000_000),
+    ["VecAdd", "vectorAdd"],
+    tiny=dict(N=8192, SDK=42),
+    small=dict(N=200_000, SDK=42),
+    standard=dict(N=4_000_000, SDK=42),
 )
 def vectoradd(ctx: RunContext) -> None:
-    """SDK vectorAdd: C = A + B, 256-thread blocks (CSV: --size 4000000)."""
+    """SDK vectorAdd: C = A + B, 256-thread blocks (Accel-Sim: --size 4000000 and 6000000)."""
     n = ctx.sz.N
     A, B = ctx.rand(n), ctx.rand(n)
     dA, dB, dC = ctx.upload(A), ctx.upload(B), ctx.zeros(n)
-    ctx.launch("vectorAdd", cdiv(n, 256), 256, dA, dB, dC, i32(n))
+    ctx.launch(_variant(ctx, "VecAdd", "vectorAdd"), cdiv(n, 256), 256, dA, dB, dC, i32(n))
     ctx.check_exact("C", lambda: ctx.download(dC, n), A + B)
 
 
 @register(
     "sdk/scalarprod",
     "sdk/scalarprod.cu",
-    ["scalarProdGPU"],
-    tiny=dict(VECTOR_N=16, ELEMENT_N=2048),
-    small=dict(VECTOR_N=256, ELEMENT_N=4096),
-    standard=dict(VECTOR_N=8192, ELEMENT_N=4096),
+    ["scalarProdGPU_sdk42", "scalarProdGPU"],
+    tiny=dict(VECTOR_N=16, ELEMENT_N=1024, SDK=42),
+    small=dict(VECTOR_N=256, ELEMENT_N=1024, SDK=42),
+    standard=dict(VECTOR_N=8192, ELEMENT_N=1024, SDK=42),
 )
 def scalarprod(ctx: RunContext) -> None:
-    """SDK scalarProd: VECTOR_N dot products of ELEMENT_N floats, 128 blocks of 256 threads."""
+    """SDK scalarProd: VECTOR_N dot products of ELEMENT_N floats, 128 blocks of 256 threads.
+
+    Accel-Sim runs --size 8192 and 13920, which set VECTOR_N; its SDK 4.2 copy fixes ELEMENT_N at 1024."""
     vn, en = ctx.sz.VECTOR_N, ctx.sz.ELEMENT_N
     A, B = ctx.rand(vn * en), ctx.rand(vn * en)
     dA, dB, dC = ctx.upload(A), ctx.upload(B), ctx.zeros(vn)
-    ctx.launch("scalarProdGPU", 128, 256, dC, dA, dB, i32(vn), i32(en))
+    kernel = _variant(ctx, "scalarProdGPU_sdk42", "scalarProdGPU")
+    ctx.launch(kernel, 128, 256, dC, dA, dB, i32(vn), i32(en))
     ref = (A.astype(f64) * B).reshape(vn, en).sum(axis=1)
     ctx.check("C", lambda: ctx.download(dC, vn), ref, rtol=1e-5)
 
@@ -61,9 +69,23 @@ TRANSPOSE_KERNELS = (
 )
 
 
-def _transpose_ref(kernel: str, a: np.ndarray) -> np.ndarray:
+def _sdk42(ctx: RunContext) -> bool:
+    """True for Accel-Sim's SDK 4.2 copy (SDK=42), False for today's cuda-samples (SDK=12)."""
+    if ctx.sz.SDK not in (42, 12):
+        from warpsim.errors import InputError
+
+        raise InputError("SDK must be 42 (CUDA SDK 4.2, Accel-Sim's copy) or 12 (cuda-samples v12)",
+                         key="SDK", text=str(ctx.sz.SDK))
+    return ctx.sz.SDK == 42
+
+
+def _variant(ctx: RunContext, sdk42: str, today: str) -> str:
+    """The kernel of the sample version the run asks for."""
+    return sdk42 if _sdk42(ctx) else today
+
+
+def _transpose_ref(kernel: str, a: np.ndarray, t: int) -> np.ndarray:
     """What each of the sample's kernels leaves in odata (the two partial ones move tiles only)."""
-    t = 32
     h, w = a.shape
     tiles = a.reshape(h // t, t, w // t, t)  # [tile row, row in tile, tile col, col in tile]
     if kernel in ("copy", "copySharedMem"):
@@ -78,24 +100,32 @@ def _transpose_ref(kernel: str, a: np.ndarray) -> np.ndarray:
 @register(
     "sdk/transpose",
     "sdk/transpose.cu",
-    list(TRANSPOSE_KERNELS),
-    tiny=dict(DIMX=64, DIMY=64, REPS=1),
-    small=dict(DIMX=256, DIMY=256, REPS=2),
-    standard=dict(DIMX=512, DIMY=512, REPS=100),
+    [k + "_sdk42" for k in TRANSPOSE_KERNELS] + list(TRANSPOSE_KERNELS),
+    tiny=dict(DIMX=64, DIMY=64, REPS=1, SDK=42),
+    small=dict(DIMX=256, DIMY=256, REPS=1, SDK=42),
+    standard=dict(DIMX=512, DIMY=512, REPS=1, SDK=42),
 )
 def transpose(ctx: RunContext) -> None:
-    """SDK transpose: 8 kernels, each a warm-up launch plus REPS timed launches (CSV: dimX512 dimY512)."""
+    """SDK transpose: 8 kernels, each a warm-up plus REPS launches (SDK 4.2: and one looping REPS times).
+
+    Accel-Sim runs dimX512 dimY512; NUM_REPS is 1 in its SDK 4.2 copy, 100 in today's sample."""
     w, h, reps = ctx.sz.DIMX, ctx.sz.DIMY, ctx.sz.REPS
-    if w % 32 or h % 32 or w != h:
+    tile, rows = (16, 16) if _sdk42(ctx) else (32, 16)
+    if w % tile or h % tile or w != h:
         from warpsim.errors import InputError
 
-        raise InputError("sdk/transpose needs DIMX == DIMY, a multiple of 32", key="DIMX", text=str(w))
+        raise InputError(f"sdk/transpose needs DIMX == DIMY, a multiple of {tile}", key="DIMX", text=str(w))
     a = ctx.rand(h, w)
     din, dout = ctx.upload(a), ctx.zeros(w * h)
+    shape = ((w // tile, h // tile), (tile, rows))
     for kernel in TRANSPOSE_KERNELS:
-        for _ in range(reps + 1):
-            ctx.launch(kernel, (w // 32, h // 32), (32, 16), dout, din, i32(w), i32(h))
-        ref = _transpose_ref(kernel, a)
+        if _sdk42(ctx):  # warm-up, REPS outer launches, then one launch with nreps = REPS
+            for nreps in [1] * (reps + 1) + [reps]:
+                ctx.launch(kernel + "_sdk42", *shape, dout, din, i32(w), i32(h), i32(nreps))
+        else:
+            for _ in range(reps + 1):
+                ctx.launch(kernel, *shape, dout, din, i32(w), i32(h))
+        ref = _transpose_ref(kernel, a, tile)
         ctx.check_exact(kernel, lambda shape=ref.shape: ctx.download(dout, shape), ref)
 
 
@@ -118,20 +148,27 @@ def _bs_reference(S, X, T, R, V):  # noqa: ANN001, ANN202 (numpy arrays in, out)
 @register(
     "sdk/blackscholes",
     "sdk/blackscholes.cu",
-    ["BlackScholesGPU"],
-    tiny=dict(OPT_N=4096, ITERS=1),
-    small=dict(OPT_N=65536, ITERS=2),
-    standard=dict(OPT_N=4_000_000, ITERS=512),
+    ["BlackScholesGPU_sdk42", "BlackScholesGPU"],
+    tiny=dict(OPT_N=4096, ITERS=1, SDK=42),
+    small=dict(OPT_N=65536, ITERS=1, SDK=42),
+    standard=dict(OPT_N=100_000, ITERS=1, SDK=42),
 )
 def blackscholes(ctx: RunContext) -> None:
-    """SDK BlackScholes: two options per thread (float2), 128-thread blocks, ITERS launches."""
+    """SDK BlackScholes: ITERS launches pricing OPT_N options (call and put) with the polynomial CND.
+
+    SDK 4.2 loops one option at a time over a 480 x 128 grid (Accel-Sim's copy: 100,000 options, 1
+    iteration); today's sample prices two options per thread (float2) with one 128-thread block per
+    256 options (4,000,000 options, 512 iterations)."""
     n, iters = ctx.sz.OPT_N, ctx.sz.ITERS
     S, X, T = ctx.rand(n, lo=5.0, hi=30.0), ctx.rand(n, lo=1.0, hi=100.0), ctx.rand(n, lo=0.25, hi=10.0)
     dS, dX, dT = ctx.upload(S), ctx.upload(X), ctx.upload(T)
     dcall, dput = ctx.zeros(n), ctx.zeros(n)
     r, v = f32(0.02), f32(0.30)
     for _ in range(iters):
-        ctx.launch("BlackScholesGPU", cdiv(n // 2, 128), 128, dcall, dput, dS, dX, dT, r, v, i32(n))
+        if _sdk42(ctx):
+            ctx.launch("BlackScholesGPU_sdk42", 480, 128, dcall, dput, dS, dX, dT, r, v, i32(n))
+        else:
+            ctx.launch("BlackScholesGPU", cdiv(n // 2, 128), 128, dcall, dput, dS, dX, dT, r, v, i32(n))
     call, put = _bs_reference(S.astype(f64), X.astype(f64), T.astype(f64), float(r), float(v))
     ctx.check("call", lambda: ctx.download(dcall, n), call, rtol=1e-4, atol=1e-3)
     ctx.check("put", lambda: ctx.download(dput, n), put, rtol=1e-4, atol=1e-3)
@@ -185,13 +222,14 @@ def fastwalsh(ctx: RunContext) -> None:
     "sdk/convsep",
     "sdk/convsep.cu",
     ["convolutionRowsKernel", "convolutionColumnsKernel"],
-    tiny=dict(W=128, H=64, PASSES=2),
-    small=dict(W=512, H=512, PASSES=3),
-    standard=dict(W=3072, H=3072, PASSES=17),
+    tiny=dict(W=128, H=64, PASSES=1),
+    small=dict(W=512, H=512, PASSES=1),
+    standard=dict(W=3072, H=3072, PASSES=1),
 )
 def convsep(ctx: RunContext) -> None:
-    """SDK convolutionSeparable: 17-tap rows then columns, PASSES times (the sample's warm-up pass
-    + 16 timed ones; CSV: --size 3072, whose silicon cycles are one pass)."""
+    """SDK convolutionSeparable: a 17-tap rows pass then a columns pass, PASSES times.
+
+    Accel-Sim's SDK 4.2 copy: --size 3072 sets W = H = 3072, one pass; today's sample: a warm-up + 16."""
     w, h, passes = ctx.sz.W, ctx.sz.H, ctx.sz.PASSES
     if w % 128 or h % 64:
         from warpsim.errors import InputError
@@ -226,10 +264,12 @@ def convsep(ctx: RunContext) -> None:
     ["scanExclusiveShared", "scanExclusiveShared2", "uniformUpdate"],
     tiny=dict(N=8192, CYCLES=1),
     small=dict(N=65536, CYCLES=1),
-    standard=dict(N=13 * 1048576 // 2, CYCLES=100),
+    standard=dict(N=13 * 1048576 // 2, CYCLES=1),
 )
 def scan(ctx: RunContext) -> None:
-    """SDK scan: short arrays 4..1024 (1 launch each) and large 2048..262144 (3 launches), CYCLES times."""
+    """SDK scan: short arrays 4..1024 (1 launch each) and large 2048..262144 (3 launches), CYCLES times.
+
+    CYCLES is 1 in Accel-Sim's SDK 4.2 copy, 100 in today's sample."""
     n, cycles = ctx.sz.N, ctx.sz.CYCLES
     if n % 1024:
         from warpsim.errors import InputError
@@ -267,13 +307,17 @@ def scan(ctx: RunContext) -> None:
 @register(
     "sdk/histogram",
     "sdk/histogram.cu",
-    ["histogram64Kernel", "mergeHistogram64Kernel", "histogram256Kernel", "mergeHistogram256Kernel"],
-    tiny=dict(BYTES=65536, RUNS=1),
-    small=dict(BYTES=1 << 20, RUNS=1),
-    standard=dict(BYTES=64 * 1048576, RUNS=16),
-)
+    ["histogram64Kernel", "mergeHistogram64Kernel", "histogram256Kernel_sdk42", "histogram256Kernel",
+     "mergeHistogram256Kernel"],
+    tiny=dict(BYTES=16384, RUNS=1, SDK=42),
+    small=dict(BYTES=32768, RUNS=1, SDK=42),
+    standard=dict(BYTES=65536, RUNS=1, SDK=42),
+)  # fmt: skip
 def histogram(ctx: RunContext) -> None:
-    """SDK histogram: 64-bin then 256-bin partial histograms + merge, each a warm-up + RUNS times."""
+    """SDK histogram: 64-bin then 256-bin partial histograms + merge, each a warm-up + RUNS times.
+
+    Accel-Sim's SDK 4.2 copy: 64 KiB, 1 run, a tag-and-retry 256-bin kernel without shared atomics;
+    today's sample: 64 MiB, 16 runs, shared atomics."""
     nbytes, runs = ctx.sz.BYTES, ctx.sz.RUNS
     if nbytes % 16:
         from warpsim.errors import InputError
@@ -290,7 +334,8 @@ def histogram(ctx: RunContext) -> None:
     ref64 = np.bincount(data >> 2, minlength=64)
     ctx.check_exact("histogram64", lambda: ctx.download(dhist, 64, dtype=u32), ref64)
     for _ in range(runs + 1):
-        ctx.launch("histogram256Kernel", 240, 192, dpart, ddata, u32(nbytes // 4))
+        kernel = _variant(ctx, "histogram256Kernel_sdk42", "histogram256Kernel")
+        ctx.launch(kernel, 240, 192, dpart, ddata, u32(nbytes // 4))
         ctx.launch("mergeHistogram256Kernel", 256, 256, dhist, dpart, u32(240))
     ref256 = np.bincount(data, minlength=256)
     ctx.check_exact("histogram256", lambda: ctx.download(dhist, 256, dtype=u32), ref256)
@@ -300,12 +345,14 @@ def histogram(ctx: RunContext) -> None:
     "sdk/sortingnetworks",
     "sdk/sortingnetworks.cu",
     ["bitonicSortShared", "bitonicSortShared1", "bitonicMergeGlobal", "bitonicMergeShared"],
-    tiny=dict(N=4096),
-    small=dict(N=16384),
-    standard=dict(N=1048576),
+    tiny=dict(N=1024),
+    small=dict(N=1024),
+    standard=dict(N=1024),
 )
 def sortingnetworks(ctx: RunContext) -> None:
-    """SDK sortingNetworks: bitonic sort of N keys as batches of 64, 128, ..., N-element arrays."""
+    """SDK sortingNetworks: bitonic sort of N keys as batches of 64, 128, ..., N-element arrays.
+
+    N = 1,024 in Accel-Sim's SDK 4.2 copy, 1,048,576 in today's sample."""
     n = ctx.sz.N
     if n < 1024 or n & (n - 1):
         from warpsim.errors import InputError
@@ -353,12 +400,14 @@ def sortingnetworks(ctx: RunContext) -> None:
     "sdk/mergesort.cu",
     ["mergeSortSharedKernel", "generateSampleRanksKernel", "mergeRanksAndIndicesKernel",
      "mergeElementaryIntervalsKernel"],
-    tiny=dict(N=4096),
-    small=dict(N=32768),
-    standard=dict(N=4 * 1048576),
+    tiny=dict(N=2048),
+    small=dict(N=4096),
+    standard=dict(N=8192),
 )  # fmt: skip
 def mergesort(ctx: RunContext) -> None:
-    """SDK mergeSort: shared 1024-element sorts, then 4 launches per doubling stride (ascending)."""
+    """SDK mergeSort: shared 1024-element sorts, then 4 launches per doubling stride (ascending).
+
+    N = 8,192 in Accel-Sim's SDK 4.2 copy, 4,194,304 in today's sample."""
     n = ctx.sz.N
     if n < 2048 or n & (n - 1):
         from warpsim.errors import InputError

@@ -1,6 +1,8 @@
 // CUDA SDK histogram: 64-bin (per-thread byte counters in shared memory, uint4 loads) and
 // 256-bin (per-warp sub-histograms with shared atomics) partial histograms per block, each
 // followed by a merge kernel (one block per bin, shared-memory tree reduction).
+// histogram256Kernel_sdk42 is the SDK 4.2 copy Accel-Sim's gpu-app-collection runs: it counts
+// without shared atomics, by tagging each write with the lane and retrying until it survives.
 #define BANKS 16
 #define H64_TB (4 * BANKS)
 #define H64_BINS 64
@@ -103,4 +105,43 @@ extern "C" __global__ void mergeHistogram256Kernel(unsigned *d_Histogram, unsign
     }
     if (threadIdx.x == 0)
         d_Histogram[blockIdx.x] = data[0];
+}
+
+#define TAG_MASK42 ((1U << 27) - 1U)
+
+// Volatile read-modify-write, tagged with the writer's lane: lanes of a warp that hit the same bin
+// store at once, one store survives, the others see a foreign tag and try again.
+__device__ inline void add_byte42(volatile unsigned *warpHist, unsigned bin, unsigned tag)
+{
+    unsigned count;
+    do {
+        count = warpHist[bin] & TAG_MASK42;
+        count = tag | (count + 1);
+        warpHist[bin] = count;
+    } while (warpHist[bin] != count);
+}
+
+extern "C" __global__ void histogram256Kernel_sdk42(unsigned *d_Partial, unsigned *d_Data, unsigned dataCount)
+{
+    __shared__ unsigned s_Hist[H256_MEM];
+    unsigned *warpHist = s_Hist + (threadIdx.x >> 5) * H256_BINS;
+#pragma unroll
+    for (unsigned i = 0; i < H256_MEM / H256_TB; i++)
+        s_Hist[threadIdx.x + i * H256_TB] = 0;
+    const unsigned tag = threadIdx.x << 27;
+    __syncthreads();
+    for (unsigned pos = blockIdx.x * blockDim.x + threadIdx.x; pos < dataCount; pos += blockDim.x * gridDim.x) {
+        unsigned d = d_Data[pos];
+        add_byte42(warpHist, (d >> 0) & 0xFFU, tag);
+        add_byte42(warpHist, (d >> 8) & 0xFFU, tag);
+        add_byte42(warpHist, (d >> 16) & 0xFFU, tag);
+        add_byte42(warpHist, (d >> 24) & 0xFFU, tag);
+    }
+    __syncthreads();
+    for (unsigned bin = threadIdx.x; bin < H256_BINS; bin += H256_TB) {
+        unsigned sum = 0;
+        for (unsigned i = 0; i < WARP_COUNT; i++)
+            sum += s_Hist[bin + i * H256_BINS] & TAG_MASK42;
+        d_Partial[blockIdx.x * H256_BINS + bin] = sum;
+    }
 }

@@ -2,7 +2,9 @@
 // ACCUM_N partial sums per vector in shared memory, then a tree reduction.
 #define ACCUM_N 1024
 
-extern "C" __global__ void scalarProdGPU(float *d_C, float *d_A, float *d_B, int vectorN, int elementN)
+// SDK 4.2 (Accel-Sim's copy) reads the sum without a last barrier; today's sample has one.
+template <bool FINAL_SYNC>
+__device__ inline void scalar_prod(float *d_C, float *d_A, float *d_B, int vectorN, int elementN)
 {
     __shared__ float accum[ACCUM_N];
     for (int vec = blockIdx.x; vec < vectorN; vec += gridDim.x) {
@@ -19,8 +21,19 @@ extern "C" __global__ void scalarProdGPU(float *d_C, float *d_A, float *d_B, int
             for (int a = threadIdx.x; a < stride; a += blockDim.x)
                 accum[a] += accum[stride + a];
         }
-        __syncthreads();
+        if (FINAL_SYNC)
+            __syncthreads();
         if (threadIdx.x == 0)
             d_C[vec] = accum[0];
     }
+}
+
+extern "C" __global__ void scalarProdGPU(float *d_C, float *d_A, float *d_B, int vectorN, int elementN)
+{
+    scalar_prod<true>(d_C, d_A, d_B, vectorN, elementN);
+}
+
+extern "C" __global__ void scalarProdGPU_sdk42(float *d_C, float *d_A, float *d_B, int vectorN, int elementN)
+{
+    scalar_prod<false>(d_C, d_A, d_B, vectorN, elementN);
 }
