@@ -51,12 +51,14 @@ extern "C" __global__ void histogram64Kernel(unsigned *d_Partial, uint4 *d_Data,
     }
 }
 
-extern "C" __global__ void mergeHistogram64Kernel(unsigned *d_Histogram, unsigned *d_Partial, unsigned count)
+// One block per bin adds that bin over all partial histograms, then a shared-memory tree.
+template <unsigned BINS>
+__device__ inline void merge_histogram(unsigned *d_Histogram, unsigned *d_Partial, unsigned count)
 {
     __shared__ unsigned data[MERGE_TB];
     unsigned sum = 0;
     for (unsigned i = threadIdx.x; i < count; i += MERGE_TB)
-        sum += d_Partial[blockIdx.x + i * H64_BINS];
+        sum += d_Partial[blockIdx.x + i * BINS];
     data[threadIdx.x] = sum;
     for (unsigned stride = MERGE_TB / 2; stride > 0; stride >>= 1) {
         __syncthreads();
@@ -67,44 +69,14 @@ extern "C" __global__ void mergeHistogram64Kernel(unsigned *d_Histogram, unsigne
         d_Histogram[blockIdx.x] = data[0];
 }
 
-extern "C" __global__ void histogram256Kernel(unsigned *d_Partial, unsigned *d_Data, unsigned dataCount)
+extern "C" __global__ void mergeHistogram64Kernel(unsigned *d_Histogram, unsigned *d_Partial, unsigned count)
 {
-    __shared__ unsigned s_Hist[H256_MEM];
-    unsigned *warpHist = s_Hist + (threadIdx.x >> 5) * H256_BINS;
-#pragma unroll
-    for (unsigned i = 0; i < H256_MEM / H256_TB; i++)
-        s_Hist[threadIdx.x + i * H256_TB] = 0;
-    __syncthreads();
-    for (unsigned pos = blockIdx.x * blockDim.x + threadIdx.x; pos < dataCount; pos += blockDim.x * gridDim.x) {
-        unsigned d = d_Data[pos];
-        atomicAdd(warpHist + ((d >> 0) & 0xFFU), 1);
-        atomicAdd(warpHist + ((d >> 8) & 0xFFU), 1);
-        atomicAdd(warpHist + ((d >> 16) & 0xFFU), 1);
-        atomicAdd(warpHist + ((d >> 24) & 0xFFU), 1);
-    }
-    __syncthreads();
-    for (unsigned bin = threadIdx.x; bin < H256_BINS; bin += H256_TB) {
-        unsigned sum = 0;
-        for (unsigned i = 0; i < WARP_COUNT; i++)
-            sum += s_Hist[bin + i * H256_BINS];
-        d_Partial[blockIdx.x * H256_BINS + bin] = sum;
-    }
+    merge_histogram<H64_BINS>(d_Histogram, d_Partial, count);
 }
 
 extern "C" __global__ void mergeHistogram256Kernel(unsigned *d_Histogram, unsigned *d_Partial, unsigned count)
 {
-    unsigned sum = 0;
-    for (unsigned i = threadIdx.x; i < count; i += MERGE_TB)
-        sum += d_Partial[blockIdx.x + i * H256_BINS];
-    __shared__ unsigned data[MERGE_TB];
-    data[threadIdx.x] = sum;
-    for (unsigned stride = MERGE_TB / 2; stride > 0; stride >>= 1) {
-        __syncthreads();
-        if (threadIdx.x < stride)
-            data[threadIdx.x] += data[threadIdx.x + stride];
-    }
-    if (threadIdx.x == 0)
-        d_Histogram[blockIdx.x] = data[0];
+    merge_histogram<H256_BINS>(d_Histogram, d_Partial, count);
 }
 
 #define TAG_MASK42 ((1U << 27) - 1U)
@@ -121,7 +93,18 @@ __device__ inline void add_byte42(volatile unsigned *warpHist, unsigned bin, uns
     } while (warpHist[bin] != count);
 }
 
-extern "C" __global__ void histogram256Kernel_sdk42(unsigned *d_Partial, unsigned *d_Data, unsigned dataCount)
+template <bool TAGGED>
+__device__ inline void add_byte(unsigned *warpHist, unsigned bin, unsigned tag)
+{
+    if (TAGGED)
+        add_byte42(warpHist, bin, tag);
+    else
+        atomicAdd(warpHist + bin, 1);
+}
+
+// Per-warp sub-histograms, merged per block; TAGGED counts without shared atomics (SDK 4.2).
+template <bool TAGGED>
+__device__ inline void histogram256(unsigned *d_Partial, unsigned *d_Data, unsigned dataCount)
 {
     __shared__ unsigned s_Hist[H256_MEM];
     unsigned *warpHist = s_Hist + (threadIdx.x >> 5) * H256_BINS;
@@ -132,16 +115,26 @@ extern "C" __global__ void histogram256Kernel_sdk42(unsigned *d_Partial, unsigne
     __syncthreads();
     for (unsigned pos = blockIdx.x * blockDim.x + threadIdx.x; pos < dataCount; pos += blockDim.x * gridDim.x) {
         unsigned d = d_Data[pos];
-        add_byte42(warpHist, (d >> 0) & 0xFFU, tag);
-        add_byte42(warpHist, (d >> 8) & 0xFFU, tag);
-        add_byte42(warpHist, (d >> 16) & 0xFFU, tag);
-        add_byte42(warpHist, (d >> 24) & 0xFFU, tag);
+        add_byte<TAGGED>(warpHist, (d >> 0) & 0xFFU, tag);
+        add_byte<TAGGED>(warpHist, (d >> 8) & 0xFFU, tag);
+        add_byte<TAGGED>(warpHist, (d >> 16) & 0xFFU, tag);
+        add_byte<TAGGED>(warpHist, (d >> 24) & 0xFFU, tag);
     }
     __syncthreads();
     for (unsigned bin = threadIdx.x; bin < H256_BINS; bin += H256_TB) {
         unsigned sum = 0;
         for (unsigned i = 0; i < WARP_COUNT; i++)
-            sum += s_Hist[bin + i * H256_BINS] & TAG_MASK42;
+            sum += s_Hist[bin + i * H256_BINS] & (TAGGED ? TAG_MASK42 : 0xFFFFFFFFU);
         d_Partial[blockIdx.x * H256_BINS + bin] = sum;
     }
+}
+
+extern "C" __global__ void histogram256Kernel(unsigned *d_Partial, unsigned *d_Data, unsigned dataCount)
+{
+    histogram256<false>(d_Partial, d_Data, dataCount);
+}
+
+extern "C" __global__ void histogram256Kernel_sdk42(unsigned *d_Partial, unsigned *d_Data, unsigned dataCount)
+{
+    histogram256<true>(d_Partial, d_Data, dataCount);
 }

@@ -88,10 +88,9 @@ extern "C" __global__ void transposeFineGrained(float *odata, float *idata, int 
         odata[index + i * height] = tile[threadIdx.x][threadIdx.y + i];
 }
 
-extern "C" __global__ void transposeDiagonal(float *odata, float *idata, int width, int height)
+// Diagonal block order: blockIdx.x runs along a diagonal, blockIdx.y picks the diagonal.
+__device__ inline void diagonal_block(int &bx, int &by, int width, int height)
 {
-    __shared__ float tile[TILE][TILE + 1];
-    int bx, by;
     if (width == height) {
         by = blockIdx.x;
         bx = (blockIdx.x + blockIdx.y) % gridDim.x;
@@ -100,6 +99,13 @@ extern "C" __global__ void transposeDiagonal(float *odata, float *idata, int wid
         by = bid % gridDim.y;
         bx = ((bid / gridDim.y) + by) % gridDim.x;
     }
+}
+
+extern "C" __global__ void transposeDiagonal(float *odata, float *idata, int width, int height)
+{
+    __shared__ float tile[TILE][TILE + 1];
+    int bx, by;
+    diagonal_block(bx, by, width, height);
     int in = bx * TILE + threadIdx.x + (by * TILE + threadIdx.y) * width;
     int out = by * TILE + threadIdx.x + (bx * TILE + threadIdx.y) * height;
     for (int i = 0; i < TILE; i += ROWS)
@@ -151,81 +157,55 @@ extern "C" __global__ void transposeNaive_sdk42(float *odata, float *idata, int 
             odata[out + i] = idata[in + i * width];
 }
 
-// the tiled transposes differ only in the tile's padding and in which blocks they visit
-__device__ inline void tiled42(float *odata, const float *idata, float (*tile)[TILE42 + 1], int bx, int by,
-                               int width, int height, int nreps)
+// The five staged kernels differ only in the tile's padding, which element a thread writes back
+// (the transposed one, or its own for the coarse-grained variant) and which tile they visit.
+template <int PAD, bool TRANSPOSED>
+__device__ inline void staged42(float *odata, const float *idata, int in, int out, int width, int height, int nreps)
 {
-    int in = bx * TILE42 + threadIdx.x + (by * TILE42 + threadIdx.y) * width;
-    int out = by * TILE42 + threadIdx.x + (bx * TILE42 + threadIdx.y) * height;
+    __shared__ float tile[TILE42][TILE42 + PAD];
     for (int r = 0; r < nreps; r++) {
         for (int i = 0; i < TILE42; i += ROWS42)
             tile[threadIdx.y + i][threadIdx.x] = idata[in + i * width];
         __syncthreads();
         for (int i = 0; i < TILE42; i += ROWS42)
-            odata[out + i * height] = tile[threadIdx.x][threadIdx.y + i];
+            odata[out + i * height] = TRANSPOSED ? tile[threadIdx.x][threadIdx.y + i] : tile[threadIdx.y + i][threadIdx.x];
     }
+}
+
+__device__ inline int tile_in42(int bx, int by, int width)
+{
+    return bx * TILE42 + threadIdx.x + (by * TILE42 + threadIdx.y) * width;
 }
 
 extern "C" __global__ void transposeCoalesced_sdk42(float *odata, float *idata, int width, int height, int nreps)
 {
-    __shared__ float tile[TILE42][TILE42];
-    int in = blockIdx.x * TILE42 + threadIdx.x + (blockIdx.y * TILE42 + threadIdx.y) * width;
-    int out = blockIdx.y * TILE42 + threadIdx.x + (blockIdx.x * TILE42 + threadIdx.y) * height;
-    for (int r = 0; r < nreps; r++) {
-        for (int i = 0; i < TILE42; i += ROWS42)
-            tile[threadIdx.y + i][threadIdx.x] = idata[in + i * width];
-        __syncthreads();
-        for (int i = 0; i < TILE42; i += ROWS42)
-            odata[out + i * height] = tile[threadIdx.x][threadIdx.y + i];
-    }
+    int in = tile_in42(blockIdx.x, blockIdx.y, width), out = tile_in42(blockIdx.y, blockIdx.x, height);
+    staged42<0, true>(odata, idata, in, out, width, height, nreps);
 }
 
 extern "C" __global__ void transposeNoBankConflicts_sdk42(float *odata, float *idata, int width, int height,
                                                           int nreps)
 {
-    __shared__ float tile[TILE42][TILE42 + 1];
-    tiled42(odata, idata, tile, blockIdx.x, blockIdx.y, width, height, nreps);
+    int in = tile_in42(blockIdx.x, blockIdx.y, width), out = tile_in42(blockIdx.y, blockIdx.x, height);
+    staged42<1, true>(odata, idata, in, out, width, height, nreps);
 }
 
 extern "C" __global__ void transposeDiagonal_sdk42(float *odata, float *idata, int width, int height, int nreps)
 {
-    __shared__ float tile[TILE42][TILE42 + 1];
     int bx, by;
-    if (width == height) {
-        by = blockIdx.x;
-        bx = (blockIdx.x + blockIdx.y) % gridDim.x;
-    } else {
-        int bid = blockIdx.x + gridDim.x * blockIdx.y;
-        by = bid % gridDim.y;
-        bx = ((bid / gridDim.y) + by) % gridDim.x;
-    }
-    tiled42(odata, idata, tile, bx, by, width, height, nreps);
+    diagonal_block(bx, by, width, height);
+    staged42<1, true>(odata, idata, tile_in42(bx, by, width), tile_in42(by, bx, height), width, height, nreps);
 }
 
 extern "C" __global__ void transposeFineGrained_sdk42(float *odata, float *idata, int width, int height, int nreps)
 {
-    __shared__ float tile[TILE42][TILE42 + 1];
-    int index = blockIdx.x * TILE42 + threadIdx.x + (blockIdx.y * TILE42 + threadIdx.y) * width;
-    for (int r = 0; r < nreps; r++) {
-        for (int i = 0; i < TILE42; i += ROWS42)
-            tile[threadIdx.y + i][threadIdx.x] = idata[index + i * width];
-        __syncthreads();
-        for (int i = 0; i < TILE42; i += ROWS42)
-            odata[index + i * height] = tile[threadIdx.x][threadIdx.y + i];
-    }
+    int index = tile_in42(blockIdx.x, blockIdx.y, width);
+    staged42<1, true>(odata, idata, index, index, width, height, nreps);
 }
 
 extern "C" __global__ void transposeCoarseGrained_sdk42(float *odata, float *idata, int width, int height,
                                                         int nreps)
 {
-    __shared__ float tile[TILE42][TILE42 + 1];
-    int in = blockIdx.x * TILE42 + threadIdx.x + (blockIdx.y * TILE42 + threadIdx.y) * width;
-    int out = blockIdx.y * TILE42 + threadIdx.x + (blockIdx.x * TILE42 + threadIdx.y) * height;
-    for (int r = 0; r < nreps; r++) {
-        for (int i = 0; i < TILE42; i += ROWS42)
-            tile[threadIdx.y + i][threadIdx.x] = idata[in + i * width];
-        __syncthreads();
-        for (int i = 0; i < TILE42; i += ROWS42)
-            odata[out + i * height] = tile[threadIdx.y + i][threadIdx.x];
-    }
+    int in = tile_in42(blockIdx.x, blockIdx.y, width), out = tile_in42(blockIdx.y, blockIdx.x, height);
+    staged42<1, false>(odata, idata, in, out, width, height, nreps);
 }
