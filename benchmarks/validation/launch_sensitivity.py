@@ -5,7 +5,7 @@ by that many cycles with nothing else in flight, so a program's cycles at latenc
 at the measured latency minus launches x (measured - L), up to the phase of the memory clocks (a
 few cycles per kernel: tests/timing/test_run.py); no re-simulation. Re-simulated 2026-11-28 at
 latency 1: mergeSort, transpose and sortingNetworks land exactly on the shifted figures. Reads
-`warpsim validate --json` documents.
+`warpsim validate --json` documents; a program in several files takes its row from the last one.
 
 Usage: python benchmarks/validation/launch_sensitivity.py MEASURED_LATENCY VALIDATE.json [...]
 """
