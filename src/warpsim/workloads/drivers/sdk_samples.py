@@ -117,14 +117,14 @@ def transpose(ctx: RunContext) -> None:
         raise InputError(f"sdk/transpose needs DIMX == DIMY, a multiple of {tile}", key="DIMX", text=str(w))
     a = ctx.rand(h, w)
     din, dout = ctx.upload(a), ctx.zeros(w * h)
-    shape = ((w // tile, h // tile), (tile, rows))
+    geometry = ((w // tile, h // tile), (tile, rows))
     for kernel in TRANSPOSE_KERNELS:
         if _sdk42(ctx):  # warm-up, REPS outer launches, then one launch with nreps = REPS
             for nreps in [1] * (reps + 1) + [reps]:
-                ctx.launch(kernel + "_sdk42", *shape, dout, din, i32(w), i32(h), i32(nreps))
+                ctx.launch(kernel + "_sdk42", *geometry, dout, din, i32(w), i32(h), i32(nreps))
         else:
             for _ in range(reps + 1):
-                ctx.launch(kernel, *shape, dout, din, i32(w), i32(h))
+                ctx.launch(kernel, *geometry, dout, din, i32(w), i32(h))
         ref = _transpose_ref(kernel, a, tile)
         ctx.check_exact(kernel, lambda shape=ref.shape: ctx.download(dout, shape), ref)
 
