@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from warpsim.errors import InputError
 from warpsim.workloads.context import RunContext, cdiv, f32, f64, i32, u32
 from warpsim.workloads.registry import register
 
@@ -72,8 +73,6 @@ TRANSPOSE_KERNELS = (
 def _sdk42(ctx: RunContext) -> bool:
     """True for Accel-Sim's SDK 4.2 copy (SDK=42), False for today's cuda-samples (SDK=12)."""
     if ctx.sz.SDK not in (42, 12):
-        from warpsim.errors import InputError
-
         raise InputError("SDK must be 42 (CUDA SDK 4.2, Accel-Sim's copy) or 12 (cuda-samples v12)",
                          key="SDK", text=str(ctx.sz.SDK))
     return ctx.sz.SDK == 42
@@ -110,16 +109,15 @@ def transpose(ctx: RunContext) -> None:
 
     Accel-Sim runs dimX512 dimY512; NUM_REPS is 1 in its SDK 4.2 copy, 100 in today's sample."""
     w, h, reps = ctx.sz.DIMX, ctx.sz.DIMY, ctx.sz.REPS
-    tile, rows = (16, 16) if _sdk42(ctx) else (32, 16)
+    sdk42 = _sdk42(ctx)
+    tile, rows = (16, 16) if sdk42 else (32, 16)
     if w % tile or h % tile or w != h:
-        from warpsim.errors import InputError
-
         raise InputError(f"sdk/transpose needs DIMX == DIMY, a multiple of {tile}", key="DIMX", text=str(w))
     a = ctx.rand(h, w)
     din, dout = ctx.upload(a), ctx.zeros(w * h)
     geometry = ((w // tile, h // tile), (tile, rows))
     for kernel in TRANSPOSE_KERNELS:
-        if _sdk42(ctx):  # warm-up, REPS outer launches, then one launch with nreps = REPS
+        if sdk42:  # warm-up, REPS outer launches, then one launch with nreps = REPS
             for nreps in [1] * (reps + 1) + [reps]:
                 ctx.launch(kernel + "_sdk42", *geometry, dout, din, i32(w), i32(h), i32(nreps))
         else:
@@ -164,8 +162,9 @@ def blackscholes(ctx: RunContext) -> None:
     dS, dX, dT = ctx.upload(S), ctx.upload(X), ctx.upload(T)
     dcall, dput = ctx.zeros(n), ctx.zeros(n)
     r, v = f32(0.02), f32(0.30)
+    sdk42 = _sdk42(ctx)
     for _ in range(iters):
-        if _sdk42(ctx):
+        if sdk42:
             ctx.launch("BlackScholesGPU_sdk42", 480, 128, dcall, dput, dS, dX, dT, r, v, i32(n))
         else:
             ctx.launch("BlackScholesGPU", cdiv(n // 2, 128), 128, dcall, dput, dS, dX, dT, r, v, i32(n))
@@ -232,8 +231,6 @@ def convsep(ctx: RunContext) -> None:
     Accel-Sim's SDK 4.2 copy: --size 3072 sets W = H = 3072, one pass; today's sample: a warm-up + 16."""
     w, h, passes = ctx.sz.W, ctx.sz.H, ctx.sz.PASSES
     if w % 128 or h % 64:
-        from warpsim.errors import InputError
-
         raise InputError("sdk/convsep needs W a multiple of 128 and H of 64", key="W", text=f"{w}x{h}")
     kern = ctx.rng.integers(0, 16, 17).astype(f32)  # the sample's rand() % 16 values: sums stay exact
     img = ctx.rng.integers(0, 16, (h, w)).astype(f32)
@@ -272,8 +269,6 @@ def scan(ctx: RunContext) -> None:
     CYCLES is 1 in Accel-Sim's SDK 4.2 copy, 100 in today's sample."""
     n, cycles = ctx.sz.N, ctx.sz.CYCLES
     if n % 1024:
-        from warpsim.errors import InputError
-
         raise InputError("sdk/scan needs N a multiple of 1024", key="N", text=str(n))
     data = ctx.rng.integers(0, 2**31, n).astype(u32)
     din, dout = ctx.upload(data), ctx.zeros(n, dtype=u32)
@@ -320,8 +315,6 @@ def histogram(ctx: RunContext) -> None:
     today's sample: 64 MiB, 16 runs, shared atomics."""
     nbytes, runs = ctx.sz.BYTES, ctx.sz.RUNS
     if nbytes % 16:
-        from warpsim.errors import InputError
-
         raise InputError("sdk/histogram needs BYTES a multiple of 16", key="BYTES", text=str(nbytes))
     data = ctx.rng.integers(0, 256, nbytes).astype(np.uint8)
     ddata = ctx.upload(data)
@@ -333,8 +326,8 @@ def histogram(ctx: RunContext) -> None:
         ctx.launch("mergeHistogram64Kernel", 64, 256, dhist, dpart, u32(count64))
     ref64 = np.bincount(data >> 2, minlength=64)
     ctx.check_exact("histogram64", lambda: ctx.download(dhist, 64, dtype=u32), ref64)
+    kernel = _variant(ctx, "histogram256Kernel_sdk42", "histogram256Kernel")
     for _ in range(runs + 1):
-        kernel = _variant(ctx, "histogram256Kernel_sdk42", "histogram256Kernel")
         ctx.launch(kernel, 240, 192, dpart, ddata, u32(nbytes // 4))
         ctx.launch("mergeHistogram256Kernel", 256, 256, dhist, dpart, u32(240))
     ref256 = np.bincount(data, minlength=256)
@@ -355,8 +348,6 @@ def sortingnetworks(ctx: RunContext) -> None:
     N = 1,024 in Accel-Sim's SDK 4.2 copy, 1,048,576 in today's sample."""
     n = ctx.sz.N
     if n < 1024 or n & (n - 1):
-        from warpsim.errors import InputError
-
         raise InputError("sdk/sortingnetworks needs N a power of two >= 1024", key="N", text=str(n))
     keys = ctx.rng.integers(0, 65536, n).astype(u32)
     vals = np.arange(n, dtype=u32)
@@ -410,8 +401,6 @@ def mergesort(ctx: RunContext) -> None:
     N = 8,192 in Accel-Sim's SDK 4.2 copy, 4,194,304 in today's sample."""
     n = ctx.sz.N
     if n < 2048 or n & (n - 1):
-        from warpsim.errors import InputError
-
         raise InputError("sdk/mergesort needs N a power of two >= 2048", key="N", text=str(n))
     keys = ctx.rng.integers(0, 65536, n).astype(u32)
     vals = np.arange(n, dtype=u32)
