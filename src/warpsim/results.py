@@ -60,6 +60,7 @@ def _kernel_doc(r: KernelResult, gpu) -> dict:
         "dram": r.memory.get("dram", {}),
         "shared": r.memory.get("shared", {}),
         "icnt": r.memory.get("icnt", {}),
+        "icache": r.memory.get("icache", {}),
         "stalls": {
             **r.stalls,
             "fractions": {k: v / scheduler_cycles if scheduler_cycles else 0.0 for k, v in r.stalls.items()},

@@ -74,6 +74,8 @@ class Kernel(_Open):
     dram: Dram | _Open | None = None
     shared: _Open | None = None
     icnt: _Open | None = None
+    icache: _Open | None = Field(None, description="instruction cache (hierarchy model): lookups (a warp "
+                                 "moving to a line other than its last), misses, miss_rate")
     simulated_cycles: int | None = Field(None, description="sampled runs: cycles actually simulated")
     simulated_warp_instructions: int | None = None
     instructions_from: Literal["profile", "projected"] | None = None

@@ -21,8 +21,9 @@ from warpsim.errors import InputError
 FORMAT = "warpsim-checkpoint"
 # 2: thread-block table with affine address rows (timing/arena.py); 3: a seventh stall reason ("wait");
 # 4: the work distributor's next dispatch time in the globals (sm.cta_dispatch_cycles); 5: L2 near
-# copies are lines of their own (LF_NEAR marks a copy, where it was a bitmask on the home line)
-FORMAT_VERSION = 5
+# copies are lines of their own (LF_NEAR marks a copy, where it was a bitmask on the home line);
+# 6: the SMs' instruction caches (schedulers' itag/iready/iuse/iseen/istat, warps' W_ILINE/W_IREADY)
+FORMAT_VERSION = 6
 MANIFEST = "manifest.json"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import Any
 
-from warpsim.config.schema import FIELD_ALIASES, SECTIONS, TOP_LEVEL, GPUConfig, toml_key
+from warpsim.config.schema import FIELD_ALIASES, OPTIONAL_SECTIONS, SECTIONS, TOP_LEVEL, GPUConfig, toml_key
 
 TOP_LEVEL_TYPES = {"name": "str", "description": "str", "architecture": "str",
                    "compute_capability": "int", "memory_model": "str"}
@@ -116,6 +116,9 @@ def build(raw: dict[str, Any]) -> GPUConfig:
             raise ConfigIssue(key, "missing top-level key")
         kwargs[key] = coerce(raw[key], TOP_LEVEL_TYPES[key], key)
     for name in SECTIONS:
+        if name not in raw and name in OPTIONAL_SECTIONS:
+            kwargs[name] = SECTIONS[name]()
+            continue
         if name not in raw:
             raise ConfigIssue(name, f"missing section [{name}]")
         kwargs[name] = _section(name, raw[name])

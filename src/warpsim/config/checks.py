@@ -35,13 +35,13 @@ NON_NEGATIVE = {
     "sm.shared_reserved_per_cta", "sm.max_concurrent_kernels",
     "units.dp", "units.sfu", "units.tensor", "units.bra", "units.tex", "units.udp",
     "l1d.write_ratio_pct", "l2.coalescer_entries", "l2.coalescer_max_merge", "l2.atomic_latency",
-    "l2.far_latency", "sm.cta_launch_latency",
+    "l2.far_latency", "sm.cta_launch_latency", "icache.prefetch_lines",
 }
 # Numbers that are not clocks: key -> largest value (0 allowed).
 NON_CLOCK_FLOATS = {"sm.cta_dispatch_cycles": 10_000.0}
 POWERS_OF_TWO = {
     "sm.warp_size", "sm.register_alloc_unit", "sm.shared_alloc_unit",
-    "l1d.sets", "l1d.line", "l1d.sector", "l1d.banks",
+    "l1d.sets", "l1d.line", "l1d.sector", "l1d.banks", "icache.sets", "icache.line",
     "shared.banks", "shared.bank_width",
     "l2.sets", "l2.line", "l2.sector",
     "dram.bus_width_bytes", "dram.nbk", "dram.nbkgrp",
@@ -197,6 +197,10 @@ def _check_caches(cfg: GPUConfig) -> None:
     if l2.partitions > 1 and l2.slices % l2.partitions:
         raise ConfigIssue("l2.partitions", f"{l2.partitions} partitions do not split {l2.slices} slices "
                                            "evenly (each partition's slices hold copies of another's lines)")
+    ic = cfg.icache
+    if ic.prefetch_lines >= ic.sets * ic.assoc:
+        raise ConfigIssue("icache.prefetch_lines", f"{ic.prefetch_lines} lines fetched with each miss do not "
+                                                   f"fit the cache's {ic.sets * ic.assoc} lines")
     d = cfg.dram
     if l2.slices != d.channels * d.subpartitions_per_channel:
         raise ConfigIssue("l2.slices", f"{l2.slices} != dram.channels ({d.channels}) x "

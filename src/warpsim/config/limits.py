@@ -44,6 +44,9 @@ UPPER: dict[str, int] = {
     "sm.max_threads_per_cta": 4096,
     "l1d.assoc": 4096,
     "l1d.banks": 64,
+    "icache.sets": 1 << 16,
+    "icache.assoc": 256,
+    "icache.line": 4096,
     "l2.sets": 1 << 20,
     "l2.assoc": 4096,
     "l2.slices": 4096,
@@ -114,6 +117,10 @@ def check_sizes(cfg: GPUConfig) -> None:
     if l1_lines > MAX_L1_LINES:
         raise ConfigIssue("l1d.sets", f"l1d.sets x ways x sm.count = {l1_lines:,} lines exceeds "
                                       f"{MAX_L1_LINES:,}")
+    ic_lines = cfg.icache.sets * cfg.icache.assoc * cfg.sm.count
+    if ic_lines > MAX_L1_LINES:
+        raise ConfigIssue("icache.sets", f"icache.sets x icache.assoc x sm.count = {ic_lines:,} lines "
+                                         f"exceeds {MAX_L1_LINES:,}")
 
 
 def check_hierarchy(cfg: GPUConfig) -> None:

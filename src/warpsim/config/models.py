@@ -2,8 +2,9 @@
 ignore is refused instead of silently changing nothing (`--set l2.sets=4` with the fixed model).
 
   fixed      reads [fixed_memory] (one latency per space) and shared.banks/bank_width;
-             never the caches, the crossbar or DRAM.
-  hierarchy  reads [l1d], [l2], [dram], [icnt], shared.*, sm.unified_l1_shared_kb and
+             never the caches (the instruction cache included: instructions are always at hand),
+             the crossbar or DRAM.
+  hierarchy  reads [l1d], [l2], [dram], [icnt], [icache], shared.*, sm.unified_l1_shared_kb and
              sm.shared_options_kb; never [fixed_memory].
 """
 
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from warpsim.errors import InputError
 
 IGNORED_BY: dict[str, tuple[str, ...]] = {
-    "fixed": ("l1d.", "l2.", "dram.", "icnt.", "shared.latency", "sm.unified_l1_shared_kb",
+    "fixed": ("l1d.", "l2.", "dram.", "icnt.", "icache.", "shared.latency", "sm.unified_l1_shared_kb",
               "sm.shared_options_kb"),
     "hierarchy": ("fixed_memory.",),
 }

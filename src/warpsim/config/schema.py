@@ -234,6 +234,29 @@ class Icnt:
 
 
 @dataclass(frozen=True)
+class ICache:
+    """The SM's instruction cache (L1I), shared by its sub-cores: a warp whose next instruction's
+    line is absent cannot issue until the line arrives from the L2 (or DRAM, the first time any SM
+    fetches it). A whole section with defaults: descriptions written before it existed get it.
+
+    Pcs are byte offsets: SASS's and traces' as the machine code has them, PTX instruction i at
+    i x 16 (PTX mode has no machine code: one 16-byte instruction per PTX instruction, as Volta's).
+    `prefetch_lines`: lines after a missed one fetched with it (0: on demand only, as GPGPU-Sim; the
+    default is the bundled GPUs' calibrated value).
+    """
+
+    sets: int = 64
+    line: int = 128
+    assoc: int = 16
+    prefetch_lines: int = 31
+    enabled: bool = True
+
+    @property
+    def size_bytes(self) -> int:
+        return self.sets * self.line * self.assoc
+
+
+@dataclass(frozen=True)
 class FixedMemory:
     """Latencies (core cycles) of the fixed-latency "perfect memory" mode, per space."""
 
@@ -259,8 +282,11 @@ SECTIONS: dict[str, type] = {
     "l2": L2,
     "dram": DRAM,
     "icnt": Icnt,
+    "icache": ICache,
     "fixed_memory": FixedMemory,
 }
+# Sections whose every key has a default: a description may leave them out.
+OPTIONAL_SECTIONS = ("icache",)
 
 TOP_LEVEL = ("name", "description", "architecture", "compute_capability", "memory_model")
 
@@ -298,6 +324,7 @@ class GPUConfig:
     dram: DRAM
     icnt: Icnt
     fixed_memory: FixedMemory
+    icache: ICache = ICache()
 
     def to_dict(self) -> dict:
         """Plain nested dict with the TOML keys (lists, not tuples): loadable again as TOML."""

@@ -47,6 +47,7 @@ from warpsim.timing.state import (
     I_FLAGS,
     I_KIND,
     I_LAT,
+    I_LINE,
     I_PC,
     I_SLOT,
     I_SRC,
@@ -97,7 +98,8 @@ def _size(nbytes: int) -> str:
 class ArenaManager:
     """Owns the Arena and Blocks tuples; the core only reads them (and clears Blocks.live)."""
 
-    def __init__(self, blocks: Blocks, n_inst: int = 1 << 16, n_addr: int = 1 << 13) -> None:
+    def __init__(self, blocks: Blocks, n_inst: int = 1 << 16, n_addr: int = 1 << 13,
+                 line_bytes: int = 128) -> None:
         self.ar: Arena = new_arena(n_inst, n_addr)
         self.bl = blocks
         self.top_inst = 0
@@ -107,10 +109,15 @@ class ArenaManager:
         self.pc_rows: dict[int, np.ndarray] = {}     # kernel slot -> pc -> static row (-1: none yet)
         self.first_row: dict[int, int] = {}          # kernel slot -> the static table's top at its launch
         self.max_reg = -1
+        self.line_bytes = line_bytes                  # instruction cache lines (icache.py)
+        self.code_line: dict[int, int] = {}           # kernel slot -> instruction cache line of its pc 0
 
-    def new_kernel(self, slot: int) -> None:
+    def new_kernel(self, slot: int, code_line: int = 0) -> None:
         """A launch takes kernel slot `slot`: its pcs mean other instructions now. When no loaded CTA
-        is left at all, the static table starts over (it grows only with distinct instructions)."""
+        is left at all, the static table starts over (it grows only with distinct instructions).
+        `code_line`: the instruction cache line of the kernel's pc 0 (pcs are byte offsets: SASS and
+        traces as the machine code has them, PTX instruction i at i x 16, frontend/ptx/kernel.py)."""
+        self.code_line[slot] = code_line
         self.pc_rows.pop(slot, None)
         if not self.bl.info[:, B_LIVE].any():
             self.pc_rows.clear()
@@ -214,10 +221,11 @@ class ArenaManager:
             rows = np.full(1, -1, np.int32)
         sid = np.empty(n, np.int32)
         done = 0
+        code_line = self.code_line.get(slot, 0)
         while True:
             done, self.top_static, top = _intern_rows(self.ar.static, self.ar.pcstat, self.top_static, rows,
                                                       dense, slot, pc, kind, unit, lat, flags, width, dst,
-                                                      src, bb, sid, done)
+                                                      src, bb, sid, done, code_line, self.line_bytes)
             self.max_reg = max(self.max_reg, top)
             if done == n:
                 return sid
@@ -319,7 +327,7 @@ class PcStats:
 
 @njit(cache=True)
 def _intern_rows(static, pcstat, top, rows, dense, slot, pc, kind, unit, lat, flags, width, dst, src, bb, sid,
-                 start):
+                 start, code_line, line_bytes):
     """Static rows of instructions start.. (module docstring): the row their pc already has when
     it holds the same values, else a new row (its per-PC counts zeroed). Stops early when the table
     is full. Returns (next instruction, table top, highest register id of the new rows)."""
@@ -355,6 +363,7 @@ def _intern_rows(static, pcstat, top, rows, dense, slot, pc, kind, unit, lat, fl
         row[I_BB] = bb[i] if bb.shape[0] else 0
         row[I_PC] = pc[i]
         row[I_SLOT] = slot
+        row[I_LINE] = code_line + np.int64(pc[i]) // line_bytes
         pcstat[top, 0] = 0
         pcstat[top, 1] = 0
         if dense and r < 0:

@@ -68,6 +68,8 @@ from warpsim.timing.state import (
     W_CTA,
     W_DONE,
     W_END,
+    W_ILINE,
+    W_IREADY,
     W_ISSUE,
     W_LAST_COMPLETE,
     W_LAST_ISSUE,
@@ -135,6 +137,8 @@ def _place(s, k, t, bl, wp, sc, ct, sms, kn, gl, p):
             w[g, W_READY] = ready         # a placed warp issues from the next cycle on (+ set-up)
             w[g, W_ISSUE] = t
             w[g, W_LAST_ISSUE] = t
+            w[g, W_ILINE] = -1
+            w[g, W_IREADY] = 0
             for r in range(nregs):
                 wp.reg[g, r] = 0
             for x in range(wp.pend.shape[1]):
@@ -319,7 +323,11 @@ def finish_warp(g, q, t, bl, wp, sc, ct, sms, kn, gl, p):
 
 @jit
 def kernel_start_events(t, kn, gl):
-    """Mark kernels whose launch latency has elapsed; return the next pending start (or INF)."""
+    """Mark kernels whose launch latency has elapsed; return the next pending start (or INF).
+
+    A kernel that starts on an idle GPU is dealt out from SM 0 again, as an idle work distributor
+    starts from the same SM each time (the H200's one-CTA kernels pay a cold instruction cache in
+    their first launch only, docs/validation.md); GPGPU-Sim's round robin carries on instead."""
     kk = kn.k
     nxt = INF
     for k in range(kk.shape[0]):
@@ -327,6 +335,8 @@ def kernel_start_events(t, kn, gl):
             if kk[k, K_START] <= t:
                 kk[k, K_STARTED] = 1
                 gl.g[G_PLACE_PENDING] = 1
+                if gl.g[G_ACTIVE_WARPS] == 0:
+                    gl.g[G_RR_SM] = 0
             elif kk[k, K_START] < nxt:
                 nxt = kk[k, K_START]
     return nxt

@@ -22,6 +22,7 @@ from warpsim.timing.arena import ArenaManager, PcStats
 from warpsim.timing.block_log import block_marker
 from warpsim.timing.control import Controller, KernelView, StopRecord
 from warpsim.timing.deadlock import explain as explain_deadlock
+from warpsim.timing.icache import code_line_base, icache_counters, icache_params
 from warpsim.timing.limits import MAX_SIM_CYCLES, grow_or_coarsen, with_final_row, with_final_spatial_row
 from warpsim.timing.memory import begin_kernel as mem_begin_kernel
 from warpsim.timing.memory import (
@@ -72,6 +73,7 @@ from warpsim.timing.state import (
     K_WINST,
     MILLI,
     N_PCOLS,
+    P_IC_ON,
     P_SUB_CORES,
     P_WARPS_PER_SM,
     PENDING_PER_WARP,
@@ -177,9 +179,11 @@ class Simulator:
             raise InputError(f"unknown scheduler {sm.scheduler!r} (one of {', '.join(POLICIES)})",
                              key="sm.scheduler")
         p = np.zeros(N_PCOLS, np.int64)
-        p[:] = (sm.count, sm.max_warps, sm.max_ctas, sm.sub_cores, POLICIES[sm.scheduler],
-                sm.two_level_active_warps, sm.max_threads, sm.registers, sm.shared_memory,
-                round(sm.cta_dispatch_cycles * MILLI), sm.cta_launch_latency)
+        p[:P_IC_ON] = (sm.count, sm.max_warps, sm.max_ctas, sm.sub_cores, POLICIES[sm.scheduler],
+                       sm.two_level_active_warps, sm.max_threads, sm.registers, sm.shared_memory,
+                       round(sm.cta_dispatch_cycles * MILLI), sm.cta_launch_latency)
+        ic = gpu.icache
+        p[P_IC_ON:] = icache_params(gpu, memory_model or gpu.memory_model)
         self.pr = Params(p=p, lat=lat, units=np.stack([per_core, remap]).astype(np.int64))
         n_warps = sm.count * sm.max_warps
         n_ctas = sm.count * sm.max_ctas
@@ -190,11 +194,12 @@ class Simulator:
         self.block_ids_of: dict[int, Callable] = {}   # kernel slot -> pcs -> block id + 1 (block log)
         # (kernel, CTAs per wave) -> whether the controller reads this kernel's block log (None: all)
         self.block_log_wanted: Callable[[KernelInfo, int], bool] | None = None
-        self.sc = new_schedulers(sm.count, sm.sub_cores, sm.max_warps, int(max(per_core.max(), 1)))
+        self.sc = new_schedulers(sm.count, sm.sub_cores, sm.max_warps, int(max(per_core.max(), 1)),
+                                 ic.sets, ic.assoc)
         self.ct = new_ctas(n_ctas)
         self.sm = new_sms(sm.count)
         self.kn = new_kernels(self.kslots, self.queue_cap)
-        self.arena = ArenaManager(new_blocks(n_ctas + self.kslots * self.queue_cap))
+        self.arena = ArenaManager(new_blocks(n_ctas + self.kslots * self.queue_cap), line_bytes=ic.line)
         self.ms = build_memory(gpu, n_warps * PENDING_PER_WARP, memory_model)
         self.spatial = SpatialLayout(sm.count, memory_channels(self.ms)) if spatial else None
         self.g0 = new_globals(ts_interval, self.kslots, issue_log=issue_log,
@@ -210,7 +215,8 @@ class Simulator:
         g = self.g0.g
         core.flush_stall_accounting(g[G_CYCLE], self.sc, self.g0)
         return {"stalls": self.g0.stalls.copy(), "warp_cycles": int(g[G_WARP_CYCLES]),
-                "sm_cycles": int(g[G_SM_CYCLES]), "memory": collect_stats(self.ms)}
+                "sm_cycles": int(g[G_SM_CYCLES]), "memory": collect_stats(self.ms),
+                "icache": self.sc.istat.sum(axis=0)}
 
     def launch(self, src: KernelSource, t: int) -> int:
         info = src.info
@@ -249,7 +255,7 @@ class Simulator:
             self.block_ids_of[slot] = block_marker(src)
         else:
             self.block_ids_of.pop(slot, None)
-        self.arena.new_kernel(slot)
+        self.arena.new_kernel(slot, code_line_base(info.name, info.source_path))
         self.refill(slot)
         kk[slot, K_ACTIVE] = 1
         return slot
@@ -333,6 +339,8 @@ class Simulator:
         warp_cycles = after["warp_cycles"] - before["warp_cycles"]
         achieved = warp_cycles / (sm_cycles * self.gpu.sm.max_warps) if sm_cycles else 0.0
         memory = finish_stats(self.ms, _diff_stats(before["memory"], after["memory"]), end - run.launch_cycle)
+        if self.pr.p[P_IC_ON]:
+            memory["icache"] = icache_counters(after["icache"] - before["icache"])
         self.results.append(KernelResult(
             info=run.info, occ=run.occ, launch_cycle=run.launch_cycle, end_cycle=end,
             ctas=int(kk[slot, K_CTAS_DONE]) if not truncated else run.loaded,
@@ -492,6 +500,8 @@ class Simulator:
                           "warp_instructions": int(self.g0.g[G_WINST]),
                           "running": [(r.info, int(self.kn.k[r.slot, K_CTAS_DONE]))
                                       for r in self.running.values()]})
+        if controller is not None and hasattr(controller, "observe_logs"):
+            controller.observe_logs(*self.drain_logs())     # what was logged after the last check
         g = self.g0.g
         total = int(g[G_CYCLE]) if not self.results else max(r.end_cycle for r in self.results)
         core.flush_stall_accounting(total, self.sc, self.g0)

@@ -13,6 +13,7 @@ import numpy as np
 from warpsim.ir.kinds import FLAG_GRID_SYNC, FLAG_HALF_II, STALL_SHIFT, InstKind
 from warpsim.ir.records import MAX_DST, MAX_SRC
 from warpsim.timing.cta_scheduler import arrive_grid_barrier, finish_warp, release_barrier
+from warpsim.timing.icache import fetch_line
 from warpsim.timing.memory import mem_issue
 from warpsim.timing.state import (
     AT_CTA_BARRIER,
@@ -36,6 +37,7 @@ from warpsim.timing.state import (
     I_FLAGS,
     I_KIND,
     I_LAT,
+    I_LINE,
     I_SRC,
     I_UNIT,
     I_WIDTH,
@@ -48,6 +50,7 @@ from warpsim.timing.state import (
     MEMORY,
     NO_INSTRUCTION,
     P_ACTIVE_SET,
+    P_IC_ON,
     P_POLICY,
     P_WARPS_PER_SM,
     PC_ISSUED,
@@ -67,6 +70,8 @@ from warpsim.timing.state import (
     W_CTA,
     W_DONE,
     W_END,
+    W_ILINE,
+    W_IREADY,
     W_LAST_COMPLETE,
     W_LAST_ISSUE,
     W_NEXT,
@@ -134,6 +139,13 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
                 outcome, when = FINISHED, t + 1     # the candidate list changed: look again
             break
         si = ar.inst[row, D_SID]         # ... and its static row
+        if p[P_IC_ON]:
+            if st[si, I_LINE] != w[g, W_ILINE]:      # a line other than the one the warp used last
+                w[g, W_IREADY] = fetch_line(sc, p, g // p[P_WARPS_PER_SM], st[si, I_LINE], t)
+                w[g, W_ILINE] = st[si, I_LINE]
+            if w[g, W_IREADY] > t:
+                outcome, when = NO_INSTRUCTION, w[g, W_IREADY]
+                break
         kind = st[si, I_KIND]
         if kind == K_MEMBAR and w[g, W_OUTSTANDING] > 0:
             outcome, when = MEMORY, INF

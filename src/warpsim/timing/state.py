@@ -20,6 +20,7 @@ from warpsim.ir.records import MAX_DST, MAX_SRC
 INF = np.int64(1) << np.int64(62)
 REFUSED = INF - 1       # W_READY of a warp the memory system refused until it wakes the SM
 PENDING_PER_WARP = 32      # outstanding memory instructions a warp may have in flight
+ISEEN_SLOTS = 1 << 16      # instruction lines remembered as fetched into the L2 (icache.py)
 
 
 def jit(fn):
@@ -50,7 +51,8 @@ I_SRC = I_DST + MAX_DST        # MAX_SRC columns
 I_BB = I_SRC + MAX_SRC         # basic-block id + 1 where the instruction starts a block, else 0
 I_PC = I_BB + 1                # the instruction's pc and its kernel slot (per-PC statistics)
 I_SLOT = I_BB + 2
-N_ICOLS = I_BB + 3
+I_LINE = I_BB + 3              # the instruction cache line holding it (icache.py)
+N_ICOLS = I_BB + 4
 # Arena.pcstat columns (int64), per static row: warp instructions issued, and the cycles warps spent
 # with it as their next instruction before issuing it (since their previous issue or placement)
 PC_ISSUED, PC_WAIT = range(2)
@@ -64,10 +66,12 @@ N_BCOLS = 9
 # might: a lower bound, reset by whatever can make it ready sooner (memory reply, barrier release).
 # W_AT_BAR: AT_CTA_BARRIER waiting at bar.sync, AT_GRID_BARRIER at a grid-wide barrier's arrival.
 # W_ISSUE: the cycle the warp was placed (Photon's issue time of a warp). W_LAST_ISSUE: the cycle
-# it last issued (placement before that), for the per-PC wait cycles.
+# it last issued (placement before that), for the per-PC wait cycles. W_ILINE: the instruction cache
+# line the warp last looked up (-1: none yet; the cache is looked up only when it changes) and
+# W_IREADY the cycle that line arrives (a wake-up for another reason does not let it issue sooner).
 (W_USED, W_DONE, W_NEXT, W_END, W_CTA, W_AGE, W_AT_BAR, W_OUTSTANDING, W_LAST_COMPLETE, W_READY,
- W_BLOCKED, W_ISSUE, W_LAST_ISSUE) = range(13)
-N_WCOLS = 13
+ W_BLOCKED, W_ISSUE, W_LAST_ISSUE, W_ILINE, W_IREADY) = range(15)
+N_WCOLS = 15
 AT_CTA_BARRIER, AT_GRID_BARRIER = 1, 2
 
 # Sampling logs (rings; `Warps.lg` holds the running totals written, Python reads what is new).
@@ -106,10 +110,13 @@ N_GCOLS = 19
 ITER_BUDGET = 1 << 16
 
 # Params.p entries
-# (P_CTA_DISPATCH: sm.cta_dispatch_cycles in thousandths of a cycle; P_CTA_LAUNCH: sm.cta_launch_latency)
+# (P_CTA_DISPATCH: sm.cta_dispatch_cycles in thousandths of a cycle; P_CTA_LAUNCH: sm.cta_launch_latency;
+# P_IC_*: the instruction cache, icache.py: on, sets, ways, fill latency from the L2 and from DRAM,
+# lines prefetched with a miss)
 (P_NSMS, P_WARPS_PER_SM, P_CTAS_PER_SM, P_SUB_CORES, P_POLICY, P_ACTIVE_SET, P_MAX_THREADS,
- P_MAX_REGS, P_MAX_SMEM, P_CTA_DISPATCH, P_CTA_LAUNCH) = range(11)
-N_PCOLS = 11
+ P_MAX_REGS, P_MAX_SMEM, P_CTA_DISPATCH, P_CTA_LAUNCH, P_IC_ON, P_IC_SETS, P_IC_WAYS, P_IC_L2,
+ P_IC_DRAM, P_IC_PREFETCH) = range(17)
+N_PCOLS = 17
 MILLI = 1000
 
 # time-series columns (the last three are the memory system's cumulative counters, memory.mem_sample;
@@ -153,6 +160,14 @@ class Schedulers(NamedTuple):
     order: np.ndarray    # int32 [SK, W/K] warp slots in age order
     scratch: np.ndarray  # int32 [SK, W/K]
     unit_free: np.ndarray  # int64 [SK, N_UNITS, UMAX]
+    # the SMs' instruction caches (icache.py): per SM, set and way the line held (-1: none), the cycle
+    # it arrives (or arrived) and its last use; `iseen` the lines any SM fetched (so in the L2),
+    # direct-mapped by line; `istat` per SM lookups and misses
+    itag: np.ndarray     # int64 [SMS, SETS, WAYS]
+    iready: np.ndarray   # int64 [SMS, SETS, WAYS]
+    iuse: np.ndarray     # int64 [SMS, SETS, WAYS]
+    iseen: np.ndarray    # int64 [ISEEN_SLOTS]
+    istat: np.ndarray    # int64 [SMS, 2]
 
 
 class Ctas(NamedTuple):
@@ -207,7 +222,8 @@ def new_warps(n_slots: int, n_regs: int, warp_log: int = 0, block_log: int = 0) 
                  blog=np.zeros((block_log, N_BLCOLS), np.int64), lg=np.zeros(2, np.int64))
 
 
-def new_schedulers(n_sms: int, sub_cores: int, warps_per_sm: int, umax: int) -> Schedulers:
+def new_schedulers(n_sms: int, sub_cores: int, warps_per_sm: int, umax: int,
+                   icache_sets: int = 1, icache_ways: int = 1) -> Schedulers:
     sk = n_sms * sub_cores
     per = -(-warps_per_sm // sub_cores)
     s = np.zeros((sk, N_SCOLS), np.int64)
@@ -216,8 +232,12 @@ def new_schedulers(n_sms: int, sub_cores: int, warps_per_sm: int, umax: int) -> 
     s[:, S_WAKE] = INF
     s[:, S_LAST_T] = -1
     s[:, S_LAST_REASON] = NO_INSTRUCTION
+    shape = (n_sms, icache_sets, icache_ways)
     return Schedulers(s=s, order=np.full((sk, per), -1, np.int32), scratch=np.zeros((sk, per), np.int32),
-                      unit_free=np.zeros((sk, N_UNITS, umax), np.int64))
+                      unit_free=np.zeros((sk, N_UNITS, umax), np.int64),
+                      itag=np.full(shape, -1, np.int64), iready=np.zeros(shape, np.int64),
+                      iuse=np.full(shape, -1, np.int64), iseen=np.full(ISEEN_SLOTS, -1, np.int64),
+                      istat=np.zeros((n_sms, 2), np.int64))
 
 
 def new_ctas(n: int) -> Ctas:

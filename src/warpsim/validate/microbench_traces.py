@@ -4,7 +4,9 @@ Each generator returns a `ListKernel` (warps built with `WarpBuilder`); only the
 instructions and their register dependences matter to the memory-only driver, but the traces are
 ordinary IR and can run through the full timing model as well.
 Register convention: a pointer chase loads R2 <- [R2] (each load depends on the previous one);
-streaming loads write R4.. from addresses in R2 (independent).
+streaming loads write R4.. from addresses in R2 (independent). Pcs repeat every `LOOP_BODY` steps,
+as the benchmarks' loops (unrolled) do: straight-line code as long as the run would make the SM's
+instruction cache, not the memory, part of what a longer run measures.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from warpsim.ir.records import CtaTrace, KernelInfo, ListKernel, WarpBuilder
 
 FULL = 0xFFFFFFFF
 GLOBAL_BASE = 0x7F00_0000_0000
+LOOP_BODY = 16               # steps per loop body (an unrolled loop's copies)
 
 
 def _info(name: str, ctas: int, warps: int, shmem: int = 0) -> KernelInfo:
@@ -41,7 +44,7 @@ def pointer_chase(addresses: list[int] | np.ndarray, space: MemSpace = MemSpace.
     b = WarpBuilder()
     flags = FLAG_BYPASS_L1 if bypass_l1 else 0
     for i, a in enumerate(addresses):
-        _load(b, 0x10 * (i % 4096), 1, [int(a)], 8, dst=2, src=2, space=space, flags=flags)
+        _load(b, 0x10 * (i % LOOP_BODY), 1, [int(a)], 8, dst=2, src=2, space=space, flags=flags)
     return ListKernel(_info(name, 1, 1), [CtaTrace((0, 0, 0), [b.build()])])
 
 
@@ -51,7 +54,7 @@ def atomic_chase(addresses: list[int] | np.ndarray, name: str = "atomic_lat") ->
     R3, and the next atomic reads R3."""
     b = WarpBuilder()
     for i, a in enumerate(addresses):
-        pc = 0x20 * (i % 2048)
+        pc = 0x20 * (i % LOOP_BODY)
         b.add(pc, 1, InstKind.ATOMIC, Unit.LDST, LatClass.MEM, dst=(2,), src=(3,), space=MemSpace.GLOBAL,
               width=4, addrs=_lanes([int(a)]), flags=FLAG_BYPASS_L1)
         b.add(pc + 0x10, 1, InstKind.ALU, Unit.INT, LatClass.INT, dst=(3,), src=(2,))
@@ -85,7 +88,8 @@ def streaming(n_sm: int, warps_per_sm: int, loads_per_warp: int, width: int, bas
                 off = (i * total_warps + gw) * chunk
                 if footprint:
                     off %= footprint
-                _load(b, 0x10 * i, FULL, base + off + lane_off, width, dst=4 + (i % 8), src=2, flags=flags)
+                _load(b, 0x10 * (i % LOOP_BODY), FULL, base + off + lane_off, width, dst=4 + (i % 8), src=2,
+                      flags=flags)
             warps.append(b.build())
         ctas.append(CtaTrace((c, 0, 0), warps))
     return ListKernel(_info(name, n_sm, warps_per_sm), ctas)
@@ -101,7 +105,8 @@ def strided(stride_bytes: int, n_inst: int, width: int = 4, base: int = GLOBAL_B
         b = WarpBuilder()
         for i in range(n_inst):
             off = 0 if space == MemSpace.SHARED else (w * n_inst + i) * (1 << 16)
-            _load(b, 0x10 * i, FULL, base + off + lanes, width, dst=4 + (i % 8), src=2, space=space)
+            _load(b, 0x10 * (i % LOOP_BODY), FULL, base + off + lanes, width, dst=4 + (i % 8), src=2,
+                  space=space)
         ws.append(b.build())
     return ListKernel(_info(name, 1, warps, shmem=48 * 1024 if space == MemSpace.SHARED else 0),
                       [CtaTrace((0, 0, 0), ws)])
@@ -124,7 +129,7 @@ def shared_l1_chase(warps: int, iters: int, l1_base: int | None, name: str = "l1
     for w in range(warps):
         b = WarpBuilder()
         for k in range(iters):
-            pc = 0x40 * (k % 1024)
+            pc = 0x40 * (k % LOOP_BODY)
             b.add(pc, FULL, InstKind.ALU, Unit.INT, LatClass.INT, dst=(3,), src=(2,))
             idx = (w * 32 + lanes + k * SHARED_STEP) % SHARED_WORDS
             _load(b, pc + 0x10, FULL, 4 * idx, 4, dst=2, src=3, space=MemSpace.SHARED)
