@@ -8,14 +8,16 @@ a warp's first line (at placement) and EXIT's (another unit) save nothing.
 """
 
 import pytest
-from timing_kit import kernel, run, sp, warp
+from timing_kit import kernel, lanes, ld, run, sp, warp
 
 from warpsim.config import load_gpu
+from warpsim.config.build import build
 from warpsim.config.latencies import unloaded_latencies
 from warpsim.config.models import check_model_overrides
 from warpsim.errors import InputError
 from warpsim.ir.kinds import InstKind as K
 from warpsim.ir.kinds import LatClass as L
+from warpsim.ir.kinds import MemSpace as M
 from warpsim.ir.kinds import Unit as U
 from warpsim.ir.records import WarpBuilder
 from warpsim.timing.icache import code_line_base
@@ -128,7 +130,6 @@ def test_impossible_cache_shapes_are_refused(override, message):
 
 
 def test_a_description_without_the_section_gets_the_defaults():
-    from warpsim.config.build import build
     raw = load_gpu("QV100").to_dict()
     del raw["icache"]
     assert build(raw).icache == load_gpu("QV100").icache
@@ -139,9 +140,7 @@ def test_a_load_returning_during_a_fill_does_not_let_the_warp_issue_early():
     # warp while line 1 is still on its way: the warp must keep waiting for it. Three fills in series,
     # less what the cache-less run's tail hides (it ends on the load's reply, under the shared
     # latency after EXIT); had the reply let the warp through, this would be about two fills
-    from timing_kit import lanes, ld
 
-    from warpsim.ir.kinds import MemSpace as M
     body = [sp(1 + i) for i in range(7)] + [ld(9, lanes(0), space=M.SHARED)] + [sp(10)] * 8
     with_load = extra([kernel([warp(*body)])], "icache.prefetch_lines=0")
     slack = load_gpu("QV100").shared.latency

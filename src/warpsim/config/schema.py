@@ -251,10 +251,6 @@ class ICache:
     prefetch_lines: int = 31
     enabled: bool = True
 
-    @property
-    def size_bytes(self) -> int:
-        return self.sets * self.line * self.assoc
-
 
 @dataclass(frozen=True)
 class FixedMemory:

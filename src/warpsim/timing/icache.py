@@ -6,7 +6,9 @@ fetches it). A missing line is filled after the unloaded latency of an L2 hit, o
 when no SM has fetched that line before (the code is not in the L2 yet); warps that want a line in
 flight wait for the same fill (the miss is merged). The fill is a fixed cost, not a trip through the
 modeled crossbar and L2: code traffic is a few lines per kernel and SM, too little to contend with
-data. What the line numbers mean is decided where the instructions are loaded (arena.py): each
+data. Which lines are in the L2 is remembered in `iseen`, direct-mapped by the line's offset in its
+kernel's code (kernels with code at the same offset evict each other's entry: a later fill then
+counts as from DRAM). What the line numbers mean is decided where the instructions are loaded (arena.py): each
 kernel's code gets its own range of lines; pcs are byte offsets (PTX instruction i at i x 16).
 
 A warp waiting for its instruction counts as "no_instruction" (Nsight's stall of the same name).
