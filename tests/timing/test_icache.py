@@ -98,6 +98,23 @@ def test_a_relaunch_hits_on_its_sm_and_another_sm_fills_from_the_l2():
     assert code_line_base("a", None) != code_line_base("b", None)
 
 
+def test_kernels_with_code_at_the_same_offsets_keep_their_own_l2_entries():
+    # a and b run on SM 0 (4 DRAM fills each), then a again on two SMs: SM 0 hits, SM 1 finds a's
+    # lines in the L2 although b fetched lines at the same offsets since
+    cold = 4 * DRAM_FILL - 3 * OVERLAP
+    seq = [kernel([straight(31)], kid=1, name="a"), kernel([straight(31)], kid=2, name="b"),
+           kernel([straight(31)], ctas=2, kid=3, name="a")]
+    assert extra(seq, "icache.prefetch_lines=0") == [cold, cold, 4 * L2_FILL - 3 * OVERLAP]
+
+
+def test_seventeen_one_line_kernels_do_not_all_fall_in_one_set():
+    # each kernel's code is one line at offset 0; 17 of them would overflow a 16-way set if every
+    # kernel's first line went to set 0. Spread over the sets, the first is still there at the end
+    names = [f"k{i}" for i in range(17)]
+    seq = [kernel([straight(7)], kid=i + 1, name=n) for i, n in enumerate(names + names[:1])]
+    assert extra(seq, "icache.prefetch_lines=0") == [DRAM_FILL] * 17 + [0]
+
+
 def test_a_loop_that_fits_misses_once_and_one_that_does_not_misses_every_pass():
     # 3 lines of loop body (lines 0-2) run 4 times, then EXIT in line 3. 2 sets x 2 ways hold all
     # four: each is missed once, from DRAM

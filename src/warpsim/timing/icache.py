@@ -6,10 +6,12 @@ fetches it). A missing line is filled after the unloaded latency of an L2 hit, o
 when no SM has fetched that line before (the code is not in the L2 yet); warps that want a line in
 flight wait for the same fill (the miss is merged). The fill is a fixed cost, not a trip through the
 modeled crossbar and L2: code traffic is a few lines per kernel and SM, too little to contend with
-data. Which lines are in the L2 is remembered in `iseen`, direct-mapped by the line's offset in its
-kernel's code (kernels with code at the same offset evict each other's entry: a later fill then
-counts as from DRAM). What the line numbers mean is decided where the instructions are loaded (arena.py): each
-kernel's code gets its own range of lines; pcs are byte offsets (PTX instruction i at i x 16).
+data. Which lines are in the L2 is remembered in `iseen`, direct-mapped. What the line numbers mean is
+decided where the instructions are loaded (arena.py): each kernel's code gets its own range of lines;
+pcs are byte offsets (PTX instruction i at i x 16). Every range starts at a multiple of 2**17 lines,
+so the set and the `iseen` slot are taken from the line's offset plus a multiple of its kernel's
+number (`_spread`), as a real module's kernels sit one after another in code memory: two kernels'
+first lines then fall in different sets and slots instead of all in set 0 and slot 0.
 
 A warp waiting for its instruction counts as "no_instruction" (Nsight's stall of the same name).
 """
@@ -34,6 +36,7 @@ from warpsim.timing.state import (
 
 LINES_PER_KERNEL_BITS = 17          # 2**17 lines of 128 B: 16 MB of code per kernel
 KERNEL_CODES = 1 << 14              # code ranges before two kernels share one (int32 line numbers)
+KERNEL_STRIDE = 40503               # odd, about 2**16 / golden ratio: kernels' lines spread over sets
 
 
 def code_line_base(name: str, source: str | None) -> int:
@@ -59,17 +62,24 @@ def icache_counters(delta: np.ndarray) -> dict:
     return {"lookups": lookups, "misses": misses, "miss_rate": misses / lookups if lookups else 0.0}
 
 
+@jit_inline
+def _spread(line):
+    """The line's index for sets and `iseen` slots: its offset in its kernel's code, shifted by a
+    multiple of the kernel's number (the line itself stays the tag)."""
+    return (line & ((1 << LINES_PER_KERNEL_BITS) - 1)) + (line >> LINES_PER_KERNEL_BITS) * KERNEL_STRIDE
+
+
 @jit
 def _fill(sc, p, sm, line, t):
     """Start filling `line` into SM `sm`'s cache at cycle t (LRU victim); its arrival cycle."""
-    s = line % p[P_IC_SETS]
+    s = _spread(line) % p[P_IC_SETS]
     victim = 0
     oldest = sc.iuse[sm, s, 0]
     for x in range(1, p[P_IC_WAYS]):
         if sc.iuse[sm, s, x] < oldest:
             oldest = sc.iuse[sm, s, x]
             victim = x
-    slot = line % ISEEN_SLOTS
+    slot = _spread(line) % ISEEN_SLOTS
     if sc.iseen[slot] == line:
         ready = t + p[P_IC_L2]
     else:
@@ -84,7 +94,7 @@ def _fill(sc, p, sm, line, t):
 @jit
 def _lookup(sc, p, sm, line, t):
     """Way of `line` in SM `sm`'s cache (its last use set to t), or -1."""
-    s = line % p[P_IC_SETS]
+    s = _spread(line) % p[P_IC_SETS]
     for x in range(p[P_IC_WAYS]):
         if sc.itag[sm, s, x] == line:
             sc.iuse[sm, s, x] = t
@@ -98,7 +108,7 @@ def fetch_line(sc, p, sm, line, t):
     sc.istat[sm, 0] += 1
     x = _lookup(sc, p, sm, line, t)
     if x >= 0:
-        return sc.iready[sm, line % p[P_IC_SETS], x]
+        return sc.iready[sm, _spread(line) % p[P_IC_SETS], x]
     sc.istat[sm, 1] += 1
     ready = _fill(sc, p, sm, line, t)
     for k in range(1, p[P_IC_PREFETCH] + 1):
