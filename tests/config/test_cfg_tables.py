@@ -42,7 +42,7 @@ def test_latency_table_spot_entries_qv100():
     assert tuple(t[LatClass.DP]) == (8, 4)
     assert tuple(t[LatClass.TEX]) == (200, 4)
     assert tuple(t[LatClass.PTX_INT_DIV]) == (145, 8)
-    assert tuple(t[LatClass.PTX_FP_MAX]) == (13, 2)
+    assert tuple(t[LatClass.PTX_FP_MAX]) == (4, 2)
     assert tuple(t[LatClass.PTX_DP_DIV]) == (330, 130)
     assert tuple(t[LatClass.PTX_SFU]) == (100, 8)
 
