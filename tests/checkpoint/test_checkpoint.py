@@ -62,7 +62,7 @@ def test_resume_reproduces_every_kernel_and_the_total(uninterrupted):
 def test_checkpoint_manifest_says_what_it_holds(uninterrupted):
     model, path, full, _ = uninterrupted
     manifest, arrays = read_checkpoint(path)
-    assert manifest["format_version"] == 6
+    assert manifest["format_version"] == 7
     pos = manifest["position"]
     assert pos["launch"] == 5 and pos["kernel"] == full["kernels"][4]["name"]
     assert pos["cycle"] == full["kernels"][4]["launch_cycle"] == full["kernels"][3]["end_cycle"]

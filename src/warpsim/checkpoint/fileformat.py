@@ -22,8 +22,10 @@ FORMAT = "warpsim-checkpoint"
 # 2: thread-block table with affine address rows (timing/arena.py); 3: a seventh stall reason ("wait");
 # 4: the work distributor's next dispatch time in the globals (sm.cta_dispatch_cycles); 5: L2 near
 # copies are lines of their own (LF_NEAR marks a copy, where it was a bitmask on the home line);
-# 6: the SMs' instruction caches (schedulers' itag/iready/iuse/iseen/istat, warps' W_ILINE/W_IREADY)
-FORMAT_VERSION = 6
+# 6: the SMs' instruction caches (schedulers' itag/iready/iuse/iseen/istat, warps' W_ILINE/W_IREADY);
+# 7: their sets and L2-presence slots are spread by kernel (icache._spread), so version-6 entries sit
+# in other sets
+FORMAT_VERSION = 7
 MANIFEST = "manifest.json"
 
 
