@@ -24,6 +24,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from warpsim.cli.sim import EXIT_TRUNCATED
 from warpsim.validate.calibration import default_hardware_file
 
 HW = default_hardware_file().with_name("gv100_rodinia_hw_perf.csv")
@@ -56,11 +57,14 @@ def hardware_row(name: str) -> dict[str, str]:
 
 def simulate(case: Case, isa: str, out: Path) -> dict:
     doc = out / f"{case.workload.replace('/', '_')}_{isa}.json"
-    cmd = [sys.executable, "-m", "warpsim", "sim", case.workload, "--gpu", "QV100", "--isa", isa, "-q",
-           "--max-cycles", str(case.max_cycles), "--json", str(doc)]
+    exe = Path(sys.executable).with_name("warpsim")
+    cmd = [str(exe) if exe.exists() else "warpsim", "sim", case.workload, "--gpu", "QV100", "--isa", isa,
+           "-q", "--max-cycles", str(case.max_cycles), "--json", str(doc)]
     for s in case.sizes:
         cmd += ["--size", s]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL)
+    if done.returncode not in (0, EXIT_TRUNCATED):        # cut by --max-cycles, as intended
+        raise SystemExit(f"{' '.join(cmd)}: exit status {done.returncode}")
     kernels = json.loads(doc.read_text())["kernels"]
     first = next(k for k in kernels if k["name"] == case.kernel)
     if first.get("truncated"):
