@@ -34,16 +34,18 @@ HW = default_hardware_file().with_name("gv100_rodinia_hw_perf.csv")
 class Case:
     workload: str
     sizes: tuple[str, ...]
-    max_cycles: int          # past the end of the first launch of `kernel`, before the program ends
-    kernel: str              # ours
-    hw_kernel: str           # the CSV's (mangled) name
+    max_cycles: int          # past the end of the first launch of each kernel, before the program ends
+    kernels: tuple[tuple[str, str], ...]     # (ours, the CSV's mangled name)
 
 
 CASES = (
-    Case("sdk/mergesort", ("N=4194304",), 620_000, "mergeSortSharedKernel",
-         "_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j"),
-    Case("sdk/histogram", ("BYTES=67108864",), 260_000, "histogram64Kernel",
-         "_Z17histogram64KernelPjP5uint4j"),
+    Case("sdk/mergesort", ("N=4194304",), 620_000,
+         (("mergeSortSharedKernel", "_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j"),)),
+    Case("sdk/histogram", ("BYTES=67108864",), 260_000,
+         (("histogram64Kernel", "_Z17histogram64KernelPjP5uint4j"),)),
+    # the SDK's defaults: 2^23 points, a 2^7-point kernel; six radix-4 passes, then the radix-2 rest
+    Case("sdk/fastwalsh", ("LOG2D=23", "LOG2K=7"), 1_100_000,
+         (("fwtBatch2Kernel", "_Z15fwtBatch2KernelPfS_i"), ("fwtBatch1Kernel", "_Z15fwtBatch1KernelPfS_i"))),
 )
 
 
@@ -55,7 +57,7 @@ def hardware_row(name: str) -> dict[str, str]:
     raise SystemExit(f"{HW}: no kernel {name}")
 
 
-def simulate(case: Case, isa: str, out: Path) -> dict:
+def simulate(case: Case, isa: str, out: Path) -> list[dict]:
     doc = out / f"{case.workload.replace('/', '_')}_{isa}.json"
     exe = Path(sys.executable).with_name("warpsim")
     cmd = [str(exe) if exe.exists() else "warpsim", "sim", case.workload, "--gpu", "QV100", "--isa", isa,
@@ -66,31 +68,37 @@ def simulate(case: Case, isa: str, out: Path) -> dict:
     if done.returncode not in (0, EXIT_TRUNCATED):        # cut by --max-cycles, as intended
         raise SystemExit(f"{' '.join(cmd)}: exit status {done.returncode}")
     kernels = json.loads(doc.read_text())["kernels"]
-    first = next(k for k in kernels if k["name"] == case.kernel)
-    if first.get("truncated"):
-        raise SystemExit(f"{case.workload}: {case.kernel} did not finish within {case.max_cycles} cycles")
-    return first
+    firsts = []
+    for name, _ in case.kernels:
+        first = next((k for k in kernels if k["name"] == name), None)
+        if first is None or first.get("truncated"):
+            raise SystemExit(f"{case.workload}: {name} did not finish within {case.max_cycles} cycles")
+        firsts.append(first)
+    return firsts
 
 
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--isa", action="append", choices=("ptx", "sass"))
     ap.add_argument("--out", type=Path, default=Path("gv100_kernels"))
+    ap.add_argument("--only", action="append", help="a workload of CASES (repeatable)")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     print("| kernel | mode | model cycles | silicon | error | shared acc. model / hw "
           "| DRAM reads model / hw | DRAM writes model / hw |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for case in CASES:
-        hw = hardware_row(case.hw_kernel)
-        silicon = float(hw["Elapsed_Cycles"])
+        if args.only and case.workload not in args.only:
+            continue
         for isa in args.isa or ["ptx", "sass"]:
-            k = simulate(case, isa, args.out)
-            cyc, d, shared = k["cycles"], k["dram"], k["shared"]["accesses"]
-            hw_shared, hw_rd, hw_wr = (float(hw[c]) for c in ("SHRD_ACC", "DRAM_Rd", "DRAM_Wr"))
-            print(f"| {case.kernel} | {isa} | {cyc:,} | {silicon:,.0f} | {100 * (cyc / silicon - 1):+.1f} % "
-                  f"| {shared:,} / {hw_shared:,.0f} | {d['reads']:,} / {hw_rd:,.0f} "
-                  f"| {d['writes']:,} / {hw_wr:,.0f} |", flush=True)
+            for (name, hw_name), k in zip(case.kernels, simulate(case, isa, args.out), strict=True):
+                hw = hardware_row(hw_name)
+                silicon = float(hw["Elapsed_Cycles"])
+                cyc, d, shared = k["cycles"], k["dram"], k["shared"]["accesses"]
+                hw_shared, hw_rd, hw_wr = (float(hw[c]) for c in ("SHRD_ACC", "DRAM_Rd", "DRAM_Wr"))
+                print(f"| {name} | {isa} | {cyc:,} | {silicon:,.0f} | {100 * (cyc / silicon - 1):+.1f} % "
+                      f"| {shared:,} / {hw_shared:,.0f} | {d['reads']:,} / {hw_rd:,.0f} "
+                      f"| {d['writes']:,} / {hw_wr:,.0f} |", flush=True)
 
 
 if __name__ == "__main__":
