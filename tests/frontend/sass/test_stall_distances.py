@@ -2,7 +2,10 @@
 
 from collections import Counter, defaultdict
 
+import pytest
+
 from warpsim.config import load_gpu
+from warpsim.errors import InputError
 from warpsim.frontend.sass.parse import SassFunction, SassInst
 from warpsim.frontend.sass.stalls import function_distances, reader_distances
 from warpsim.ir.kinds import LatClass
@@ -47,3 +50,8 @@ def test_qv100_ptx_min_max_latency_is_what_ptxas_schedules_for_imnmx():
     table = load_gpu("QV100").latency_table()
     assert table[LatClass.PTX_INT_MAX][0] == table[LatClass.PTX_FP_MAX][0] == 4
     assert table[LatClass.PTX_INT_MAX][0] <= min(dist["IMNMX"])
+
+
+def test_an_unknown_architecture_is_refused_by_name():
+    with pytest.raises(InputError, match="no SASS table for 'sm_61'"):
+        reader_distances("sm_61")

@@ -12,6 +12,7 @@ import lzma
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from warpsim.errors import InputError
 from warpsim.frontend.sass.parse import SassFunction, parse_nvdisasm
 from warpsim.ir.kinds import InstKind, Unit
 from warpsim.ir.sass import ARCH_TABLES, classify
@@ -51,6 +52,8 @@ def function_distances(f: SassFunction, table: dict, into: dict[str, Counter]) -
 
 def reader_distances(arch: str = "sm_75", root: Path = WORKLOADS) -> dict[str, Counter]:
     """Per opcode, a histogram of issue distances to the first reader, over every shipped SASS."""
+    if arch not in _ARCH:
+        raise InputError(f"no SASS table for {arch!r} (one of {', '.join(_ARCH)})", key="arch")
     out: dict[str, Counter] = defaultdict(Counter)
     table = ARCH_TABLES[_ARCH[arch]]
     for path in sorted(root.glob(f"*/*.{arch}.sass.xz")):
