@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from warpsim.bench.kernels import vector_add
+from warpsim.config.latencies import unloaded_latencies
 from warpsim.ir.kinds import MemSpace
 from warpsim.ir.records import CtaTrace, KernelInfo, ListKernel, Memcpy, WarpBuilder
 from warpsim.timing.gpu import simulate
@@ -50,7 +51,7 @@ def test_pointer_chase_latencies_equal_the_standalone_driver(qv100):
     assert core["l1_latency"] == qv100.l1d.latency
     assert core["shared_latency"] == qv100.shared.latency
     for name, key in (("l2_latency", "l2"), ("dram_latency", "dram")):
-        assert abs(core[name] / mb.expected_latencies(qv100)[key][0] - 1) < 0.05
+        assert abs(core[name] / unloaded_latencies(qv100)[key][0] - 1) < 0.05
 
 
 def test_vector_add_streams_dram_at_70_to_90_percent_of_peak(qv100):
@@ -107,7 +108,7 @@ def test_stores_complete_on_acknowledgement_and_warm_the_l2(qv100):
     assert s["icnt"]["icnt_total_pkts_mem_to_simt"] == 4
     assert r["l2"]["hits"] == 4 and r["dram"]["reads"] == 0            # write-validate: full sectors
     # the store's warp ends when its 4 acks are back: after a full L2 round trip
-    assert out.kernels[0].cycles - qv100.sm.kernel_launch_latency > mb.expected_latencies(qv100)["l2"][0] - 40
+    assert out.kernels[0].cycles - qv100.sm.kernel_launch_latency > unloaded_latencies(qv100)["l2"][0] - 40
 
 
 def test_local_memory_is_interleaved_per_thread(qv100):

@@ -93,12 +93,12 @@ def _fill(sc, p, sm, line, t):
 
 @jit
 def _lookup(sc, p, sm, line, t):
-    """Way of `line` in SM `sm`'s cache (its last use set to t), or -1."""
+    """The cycle `line` arrives (or arrived) in SM `sm`'s cache, its last use set to t; -1 if absent."""
     s = _spread(line) % p[P_IC_SETS]
     for x in range(p[P_IC_WAYS]):
         if sc.itag[sm, s, x] == line:
             sc.iuse[sm, s, x] = t
-            return x
+            return sc.iready[sm, s, x]
     return -1
 
 
@@ -106,9 +106,9 @@ def _lookup(sc, p, sm, line, t):
 def fetch_line(sc, p, sm, line, t):
     """The cycle from which `line` is in SM `sm`'s instruction cache (<= t: already there)."""
     sc.istat[sm, 0] += 1
-    x = _lookup(sc, p, sm, line, t)
-    if x >= 0:
-        return sc.iready[sm, _spread(line) % p[P_IC_SETS], x]
+    ready = _lookup(sc, p, sm, line, t)
+    if ready >= 0:
+        return ready
     sc.istat[sm, 1] += 1
     ready = _fill(sc, p, sm, line, t)
     for k in range(1, p[P_IC_PREFETCH] + 1):

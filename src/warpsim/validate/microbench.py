@@ -113,9 +113,6 @@ def run_kernel(hs, kernel: ListKernel, max_out: int = 4, start_cycle: int = 0) -
 # ---- expected values from the GPU description ------------------------------------------------
 
 
-expected_latencies = unloaded_latencies     # one definition (config/latencies.py)
-
-
 def peak_bandwidths(gpu) -> dict[str, tuple[float, str]]:
     """Peak bytes per core cycle the description implies."""
     core = gpu.clocks.core
@@ -142,7 +139,7 @@ def _chase_latency(run: Run, first: int) -> float:
 
 
 def bench_latencies(gpu) -> list[BenchResult]:
-    exp = expected_latencies(gpu)
+    exp = unloaded_latencies(gpu)
     out = []
     # L1: a 4 KB chain (32 lines, one sector each) visited 4 times; the last round hits
     hs = build_hierarchy(gpu)

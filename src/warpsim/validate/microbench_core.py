@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from warpsim.config.latencies import unloaded_latencies
 from warpsim.ir.kinds import LatClass, MemSpace
 from warpsim.ir.records import ListKernel, Memcpy
 from warpsim.timing.memory.hierarchy import build_hierarchy
@@ -20,7 +21,6 @@ from warpsim.validate.microbench import (
     HARDWARE,
     BenchResult,
     _distinct_bank_chain,
-    expected_latencies,
     peak_bandwidths,
 )
 
@@ -51,7 +51,7 @@ def _latency(done: np.ndarray, first: int) -> float:
 
 
 def bench_latencies_core(gpu) -> list[BenchResult]:
-    exp = expected_latencies(gpu)
+    exp = unloaded_latencies(gpu)
     out = []
     k = T.pointer_chase(T.chase_chain(T.GLOBAL_BASE, 32, 128, 4), name="l1_lat")
     out.append(BenchResult("l1_latency", "cycles", _latency(chase_completions(gpu, k), 96), exp["l1"][0],

@@ -79,6 +79,13 @@ class SassInst:
         return 0 if c is None else c & 0xF
 
     @property
+    def write_barrier(self) -> int | None:
+        """The scoreboard barrier (0-5) a variable-latency result releases; 7 when none is set (the
+        result has a fixed latency); None without `-hex`."""
+        c = self.control
+        return None if c is None else (c >> 5) & 7
+
+    @property
     def base(self) -> str:
         return self.opcode.split(".", 1)[0]
 

@@ -29,13 +29,10 @@ def function_distances(f: SassFunction, table: dict, into: dict[str, Counter]) -
     """Add each fixed-latency writer's distance to its first reader in straight-line code."""
     insts = f.insts
     for i, writer in enumerate(insts):
-        control = writer.control
-        if control is None or not writer.dst or writer.is_branch:
-            continue
+        if writer.write_barrier != NO_WRITE_BARRIER or not writer.dst or writer.is_branch:
+            continue                                       # no -hex, or variable latency
         info = classify(writer.opcode, table)
         if info.kind != InstKind.ALU or info.unit not in _FIXED_UNITS:
-            continue
-        if (control >> 5) & 7 != NO_WRITE_BARRIER:       # variable latency: a barrier guards it
             continue
         written = set(writer.dst)
         distance = writer.stall
