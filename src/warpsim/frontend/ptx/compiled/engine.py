@@ -18,6 +18,7 @@ from warpsim.frontend.ptx.compiled.alu import exec_alu
 from warpsim.frontend.ptx.compiled.host_steps import host_step
 from warpsim.frontend.ptx.compiled.hot import exec_hot, exec_hot_near_dense, inactive_lanes
 from warpsim.frontend.ptx.compiled.hot_mem import hot_ld_st
+from warpsim.frontend.ptx.compiled.hot_uniform import hot_ldk, hot_mov_sreg
 from warpsim.frontend.ptx.compiled.mem import exec_mem
 from warpsim.frontend.ptx.compiled.warp import exec_warp
 
@@ -212,7 +213,9 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
         single = -1
         if opc != C.OP_BRA and opc != C.OP_EXIT and nx > 0:
             executed = True
-            if opc >= C.OP_LD and opc <= C.OP_ATOM:
+            if opc == C.OP_LDK:
+                hot_ldk(pc, xs, nx, nx == T, R, P, D, DB, kparams)
+            elif opc >= C.OP_LD and opc <= C.OP_ATOM:
                 one_run = nx == T or (nx >= 64 and xs[nx - 1] - xs[0] == nx - 1)    # lanes lo..lo+nx-1
                 if not hot_ld_st(pc, xs, nx, one_run, xs[0] if one_run else 0, R, P, D, DB, O, sctx, shbase,
                                  heap, shared, local, lane_addr, limits, rec_trace or rec_prof == 2):
@@ -235,7 +238,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                     hot = exec_hot_near_dense(pc, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan)
                 else:
                     hot = exec_hot(pc, opc, xs, nx, nx == T, R, RF, P, D, DB, O, OF, cnan)
-                if not hot:
+                if not hot and not hot_mov_sreg(pc, opc, xs, nx, T, R, P, D, DB, O, sctx, ctas, steps, W[5]):
                     exec_alu(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD)
             if P[pc, C.SPACE] == 6 and (opc == C.OP_HOST or (opc >= C.OP_LD and opc <= C.OP_ATOM)):
                 # generic addresses: the one space of all lanes, or -2 when they differ
