@@ -34,13 +34,16 @@ class CompiledKernel:
 
     def registers(self, nreg: int, T: int) -> np.ndarray:
         """The batch's register file, reused from the previous batch with only the rows a thread may
-        read before writing zeroed (regzero.py): the others' stale values are never observed."""
+        read before writing zeroed (regzero.py): the others' stale values are never observed. One
+        spare row at the end, never a register: the engine views the file from a lane lo > 0 as a
+        whole file (engine.run), and that view ends lo elements past the last register's row."""
+        size = (nreg + 1) * T
         buf = self._scratch.get("regs")
-        if buf is None or buf.size < nreg * T:
-            buf = self._scratch["regs"] = np.zeros(nreg * T, dtype=np.int64)
+        if buf is None or buf.size < size:
+            buf = self._scratch["regs"] = np.zeros(size, dtype=np.int64)
             return buf
-        out = buf[:nreg * T]
-        out.reshape(nreg, T)[self.zero_rows] = 0
+        out = buf[:size]
+        out[:nreg * T].reshape(nreg, T)[self.zero_rows] = 0
         return out
 
     def zeroed(self, name: str, n: int, dtype) -> np.ndarray:

@@ -140,9 +140,9 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
     lane_addr = np.zeros(T, dtype=np.int64)
     lane_space = np.zeros(T, dtype=np.int64)
     lane_off = np.zeros(T, dtype=np.int64)
-    W = np.zeros((6, T), dtype=np.int64)
-    WF = np.zeros((4, T), dtype=np.float32)
-    WD = np.zeros((4, T), dtype=np.float64)
+    W = np.empty((6, T), dtype=np.int64)         # work rows: every use writes lanes 0..nx-1 first
+    WF = np.empty((4, T), dtype=np.float32)
+    WD = np.empty((4, T), dtype=np.float64)
     src = np.empty(T, dtype=np.int32)
     shbase = np.empty(T, dtype=np.int64)       # each lane's CTA's shared-memory base (no division per access)
     for c in range(T // sctx[1]):                # CTA by CTA: no division per lane
@@ -156,9 +156,9 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
     secbuf = np.empty((nw, 32), dtype=np.int64)
     secn = np.zeros(nw, dtype=np.int64)
     exited = np.zeros(T, dtype=np.uint8)
-    nreg = regs.shape[0] // T
-    R = regs.reshape((nreg, T))                          # one row per register, lanes contiguous
-    RF = regs.view(np.float32).reshape((nreg, 2 * T))    # the same, as float32 pairs (value, high half)
+    nreg = regs.shape[0] // T - 1                        # the register file has one spare row ...
+    R = regs[:nreg * T].reshape((nreg, T))               # one row per register, lanes contiguous
+    RF = regs[:nreg * T].view(np.float32).reshape((nreg, 2 * T))   # as float32 pairs (value, high half)
     cnan = np.array([0x7FFFFFFF], dtype=np.int32).view(np.float32)[0]
     nlog = 0
     nrow = 0
@@ -236,6 +236,13 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                         ng = inactive_lanes(xs, nx, T, gap)
                         gapc = e if g < 0 else -1
                     hot = exec_hot_near_dense(pc, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan)
+                elif nx >= 64 and nx != T and xs[nx - 1] - xs[0] == nx - 1:
+                    # ... so that the rows seen from lane lo (the one run lo..lo+nx-1 executing: a
+                    # triangular loop's j > k) are a register file too, and the dense loops serve it
+                    lo = xs[0]
+                    Rv = regs[lo:lo + nreg * T].reshape((nreg, T))
+                    RFv = regs[lo:lo + nreg * T].view(np.float32).reshape((nreg, 2 * T))
+                    hot = exec_hot(pc, opc, xs, nx, True, Rv, RFv, P, D, DB, O, OF, cnan)
                 else:
                     hot = exec_hot(pc, opc, xs, nx, nx == T, R, RF, P, D, DB, O, OF, cnan)
                 if not hot and not hot_mov_sreg(pc, opc, xs, nx, T, R, P, D, DB, O, sctx, ctas, steps, W[5]):

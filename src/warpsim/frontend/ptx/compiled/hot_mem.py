@@ -98,6 +98,9 @@ def hot_ld_st(i, xs, nx, dense, lo, R, P, D, DB, O, sctx, shbase, heap, shared, 
                 lane_addr[lane] = _raw(ra, lane, rmask, off0, amask) + gadd
     b4 = buf.view(np.uint32) if nb == 4 else buf.view(np.uint32)[:0]
     b8 = buf.view(np.int64) if nb == 8 else buf.view(np.int64)[:0]
+    if part == 1 and not multi:
+        _global_scalar(i, is_ld, nb, xs, nx, dense, ra, rmask, off0, amask, cadd, R, D, O, off, b4, b8)
+        return True
     ax = (multi, gadd, rmask, off0, amask, shp, lpp, off)
     by_cta = dense and off == 0 and nx == sctx[0] and part == 2 and not multi
     for k in range(nvec):
@@ -199,3 +202,52 @@ def _shared_by_cta(i, k, is_ld, nb, nx, tpc, stride, ra, rmask, off0, amask, bas
             for _ in range(tpc):
                 b8[np.uint64(((((ra[lane] & rmask) + off0) & amask) + sb) >> 3)] = (rv[lane] & vm) | imm
                 lane += one
+
+
+@njit(cache=True)
+def _global_scalar(i, is_ld, nb, xs, nx, dense, ra, rmask, off0, amask, cadd, R, D, O, off, b4, b8):
+    """A global ld/st of one element: an element's offset is its lane's address alone, so the loops
+    read no shared-memory base and no local stride (rows the general loops stream for every lane,
+    multiplied by zero here). Same unsigned-index rules as above."""
+    if is_ld:
+        d = D[i, 0]
+        if d < 0:
+            return
+        rd = R[d][off:]
+        if dense:                 # lanes 0..n-1: direct indexing
+            for lane in range(nx):
+                o = np.uint64(_raw(ra, lane, rmask, off0, amask) + cadd)
+                if nb == 4:
+                    rd[lane] = np.int64(b4[o >> np.uint64(2)])
+                else:
+                    rd[lane] = b8[o >> np.uint64(3)]
+        else:
+            for q in range(nx):
+                lane = np.uint64(xs[q])
+                o = np.uint64(_raw(ra, lane, rmask, off0, amask) + cadd)
+                if nb == 4:
+                    rd[lane] = np.int64(b4[o >> np.uint64(2)])
+                else:
+                    rd[lane] = b8[o >> np.uint64(3)]
+        return
+    isreg = O[i, 0, 0] == C.K_REG
+    rv = R[O[i, 0, 1]][off:] if isreg else R[0][off:]
+    vm = np.int64(-1) if isreg else np.int64(0)
+    imm = np.int64(0) if isreg else O[i, 0, 1]
+    if dense:                     # lanes 0..n-1: direct indexing
+        for lane in range(nx):
+            o = np.uint64(_raw(ra, lane, rmask, off0, amask) + cadd)
+            v = (rv[lane] & vm) | imm
+            if nb == 4:
+                b4[o >> np.uint64(2)] = np.uint32(v & 0xFFFFFFFF)
+            else:
+                b8[o >> np.uint64(3)] = v
+    else:
+        for q in range(nx):
+            lane = np.uint64(xs[q])
+            o = np.uint64(_raw(ra, lane, rmask, off0, amask) + cadd)
+            v = (rv[lane] & vm) | imm
+            if nb == 4:
+                b4[o >> np.uint64(2)] = np.uint32(v & 0xFFFFFFFF)
+            else:
+                b8[o >> np.uint64(3)] = v
