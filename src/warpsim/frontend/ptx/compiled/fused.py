@@ -65,3 +65,27 @@ def _llvm_fma_f32(typingctx, a, b, c):
 
 
 fma_f32 = fma_f32_emulated if numba.config.DISABLE_JIT else _llvm_fma_f32
+
+
+def fma_f64_reference(a, b, c):
+    """fma.rn.f64 as the numpy reference computes it (error-free transformations, round to odd)."""
+    from warpsim.frontend.ptx.fpmath import fma64
+    return np.float64(fma64(np.float64(a), np.float64(b), np.float64(c)))
+
+
+@intrinsic
+def _llvm_fma_f64(typingctx, a, b, c):
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        f64 = ir.DoubleType()
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f64, [f64, f64, f64]),
+                                            "llvm.fma.f64")
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+# Exactly rounded a * b + c. The reference's emulation equals it wherever no intermediate
+# underflows or overflows (hot_f64.py takes it only there); under NUMBA_DISABLE_JIT the reference.
+fma_f64 = fma_f64_reference if numba.config.DISABLE_JIT else _llvm_fma_f64

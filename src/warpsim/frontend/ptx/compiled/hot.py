@@ -18,6 +18,7 @@ from numba import njit
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.alu_float import fcmp
 from warpsim.frontend.ptx.compiled.fused import fma_f32
+from warpsim.frontend.ptx.compiled.hot_f64 import hot_f64
 from warpsim.frontend.ptx.compiled.hot_unary import fsrc, hot_f32_unary
 from warpsim.frontend.ptx.compiled.scalar import fmin
 
@@ -424,6 +425,8 @@ def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
 @njit(cache=True)
 def exec_hot(i, opc, xs, nx, dense, R, RF, P, D, DB, O, OF, cnan):
     """Run instruction i on a hot single-pass loop if it has one; False otherwise."""
+    if opc >= C.OP_FADD and opc <= C.OP_FCOS and (P[i, C.TY] & 15) == 8:
+        return hot_f64(i, opc, xs, nx, dense, R, P, D, O, OF)
     if opc >= C.OP_FADD and opc <= C.OP_FMAX:
         return hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan)
     if opc >= C.OP_FNEG and opc <= C.OP_FCOS:
