@@ -33,7 +33,7 @@ class TraceRecorder:
 
     def ctas(self, ctas: list[tuple[int, int, int]], wpc: int) -> list[CtaTrace]:
         if not self.pcs:
-            return [CtaTrace(c, [WarpTrace.empty() for _ in range(wpc)]) for c in ctas]
+            return [CtaTrace(tuple(int(x) for x in c), [WarpTrace.empty() for _ in range(wpc)]) for c in ctas]
         pcs = np.asarray(self.pcs, dtype=np.int64)
         simt = np.stack(self.simt)          # [S, W]
         pred = np.stack(self.pred)
