@@ -1,0 +1,98 @@
+"""Profile the compiled engine with `perf`: run a workload and write a perf map naming its numba code.
+
+    perf record -F 999 -o w.data python benchmarks/functional/perf_map.py polybench/lu N=512
+    perf report -i w.data --no-children --sort sym -g none
+
+numba's machine code lives in anonymous memory, which perf shows as bare addresses. This script
+keeps each library's object code as numba loads it (from its cache or a fresh compile), reads the
+symbol table (pyelftools: `pip install pyelftools`, not a warpsim dependency), places every
+function of the library relative to the entry point numba reports, and writes
+/tmp/perf-<pid>.map, which `perf report` reads. Inlined callees are counted in their caller.
+Addresses outside every map entry belong to JIT code outside the engine's package (numba's own).
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import os
+import pkgutil
+import sys
+import time
+
+from numba.core import codegen as cg
+
+_get = cg.CPUCodeLibrary._object_getbuffer_hook.__func__
+_compiled = cg.CPUCodeLibrary._object_compiled_hook.__func__
+
+
+def _keep_from_cache(cls, ll_module):
+    buf = _get(cls, ll_module)
+    lib = getattr(ll_module, "_CPUCodeLibrary__library", None)
+    if lib is not None and buf:
+        lib._warpsim_object = buf
+    return buf
+
+
+def _keep_compiled(cls, ll_module, buf):
+    lib = getattr(ll_module, "_CPUCodeLibrary__library", None)
+    if lib is not None:
+        lib._warpsim_object = buf
+    return _compiled(cls, ll_module, buf)
+
+
+cg.CPUCodeLibrary._object_getbuffer_hook = classmethod(_keep_from_cache)
+cg.CPUCodeLibrary._object_compiled_hook = classmethod(_keep_compiled)
+
+
+def _symbols() -> list[tuple[int, int, str]]:
+    from elftools.elf.elffile import ELFFile
+    from numba.core.registry import CPUDispatcher
+
+    import warpsim.frontend.ptx.compiled as pkg
+    rows = []
+    for m in pkgutil.iter_modules(pkg.__path__):
+        mod = importlib.import_module(f"{pkg.__name__}.{m.name}")
+        for name, disp in vars(mod).items():
+            if not isinstance(disp, CPUDispatcher) or disp.__module__ != mod.__name__:
+                continue
+            for cres in disp.overloads.values():
+                buf = getattr(cres.library, "_warpsim_object", None)
+                if buf is None:
+                    continue
+                entry = cres.fndesc.llvm_func_name
+                addr = cres.library.get_pointer_to_function(entry)
+                table = ELFFile(io.BytesIO(bytes(buf))).get_section_by_name(".symtab")
+                funcs = [s for s in table.iter_symbols()
+                         if s["st_info"]["type"] == "STT_FUNC" and s["st_size"] > 0]
+                ent = next((s for s in funcs if s.name == entry), None)
+                if ent is None or not addr:
+                    continue
+                base = addr - ent["st_value"]
+                for s in funcs:
+                    if s["st_shndx"] == ent["st_shndx"]:      # placed with the entry's section
+                        rows.append((base + s["st_value"], s["st_size"], f"{m.name}.{name}|{s.name[-60:]}"))
+    return sorted(rows)
+
+
+def main() -> None:
+    from warpsim.workloads.counts import _counting_api
+    from warpsim.workloads.runner import run_workload
+
+    name = sys.argv[1]
+    sizes = {k: int(v) for k, v in (kv.split("=") for kv in sys.argv[2:])}
+    run_workload(name, "tiny", api=_counting_api, verify=False)
+    t0 = time.process_time()
+    res = run_workload(name, "small", sizes=sizes or None, api=_counting_api, verify=False)
+    dt = time.process_time() - t0
+    ti = sum(r.thread_instructions or 0 for r in res.launches)
+    print(f"{name} {sizes}: {ti / 1e6:.1f} M thread instructions, {dt:.2f} CPU s, {ti / dt / 1e6:.0f} M/s")
+    rows = _symbols()
+    with open(f"/tmp/perf-{os.getpid()}.map", "w") as fh:
+        for a, size, label in rows:
+            fh.write(f"{a:x} {size:x} {label}\n")
+    print(f"perf map: {len(rows)} functions")
+
+
+if __name__ == "__main__":
+    main()
