@@ -51,17 +51,22 @@ def _fma_f32_steps(a, b, c):
     return np.float32(s)
 
 
-@intrinsic
-def _llvm_fma_f32(typingctx, a, b, c):
-    sig = types.float32(types.float32, types.float32, types.float32)
+def _llvm_fma(nb_type, ll_type, name: str):
+    """An intrinsic calling LLVM's fused multiply-add `name` on one float type."""
+    @intrinsic
+    def fma(typingctx, a, b, c):
+        sig = nb_type(nb_type, nb_type, nb_type)
 
-    def codegen(context, builder, signature, args):
-        f32 = ir.FloatType()
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f32, [f32, f32, f32]),
-                                            "llvm.fma.f32")
-        return builder.call(fn, args)
+        def codegen(context, builder, signature, args):
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ll_type, [ll_type] * 3), name)
+            return builder.call(fn, args)
 
-    return sig, codegen
+        return sig, codegen
+    return fma
+
+
+_llvm_fma_f32 = _llvm_fma(types.float32, ir.FloatType(), "llvm.fma.f32")
+_llvm_fma_f64 = _llvm_fma(types.float64, ir.DoubleType(), "llvm.fma.f64")
 
 
 fma_f32 = fma_f32_emulated if numba.config.DISABLE_JIT else _llvm_fma_f32
@@ -71,19 +76,6 @@ def fma_f64_reference(a, b, c):
     """fma.rn.f64 as the numpy reference computes it (error-free transformations, round to odd)."""
     from warpsim.frontend.ptx.fpmath import fma64
     return np.float64(fma64(np.float64(a), np.float64(b), np.float64(c)))
-
-
-@intrinsic
-def _llvm_fma_f64(typingctx, a, b, c):
-    sig = types.float64(types.float64, types.float64, types.float64)
-
-    def codegen(context, builder, signature, args):
-        f64 = ir.DoubleType()
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f64, [f64, f64, f64]),
-                                            "llvm.fma.f64")
-        return builder.call(fn, args)
-
-    return sig, codegen
 
 
 # Exactly rounded a * b + c. The reference's emulation equals it wherever no intermediate
