@@ -213,11 +213,10 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
         single = -1
         if opc != C.OP_BRA and opc != C.OP_EXIT and nx > 0:
             executed = True
-            one_run = nx >= 64 and xs[nx - 1] - xs[0] == nx - 1     # lanes lo..lo+nx-1 (ascending, distinct)
             if opc == C.OP_LDK:
                 hot_ldk(pc, xs, nx, nx == T, R, P, D, DB, kparams)
             elif opc >= C.OP_LD and opc <= C.OP_ATOM:
-                one_run = one_run or nx == T
+                one_run = nx == T or (nx >= 64 and xs[nx - 1] - xs[0] == nx - 1)    # lanes lo..lo+nx-1
                 if not hot_ld_st(pc, xs, nx, one_run, xs[0] if one_run else 0, R, P, D, DB, O, sctx, shbase,
                                  heap, shared, local, lane_addr, limits, rec_trace or rec_prof == 2):
                     st = exec_mem(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, heap, shared,
@@ -237,7 +236,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                         ng = inactive_lanes(xs, nx, T, gap)
                         gapc = e if g < 0 else -1
                     hot = exec_hot_near_dense(pc, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan)
-                elif one_run and nx != T:
+                elif nx >= 64 and nx != T and xs[nx - 1] - xs[0] == nx - 1:
                     # ... so that the rows seen from lane lo (the one run lo..lo+nx-1 executing: a
                     # triangular loop's j > k) are a register file too, and the dense loops serve it
                     lo = xs[0]

@@ -59,6 +59,31 @@ def hot_ldk(i, xs, nx, dense, R, P, D, DB, kparams):
 
 
 @njit(cache=True)
+def _thread_value(code, t, bx, by):
+    """A per-thread special register of thread t of its CTA (not %ctaid)."""
+    ln = t & 31
+    if code == C.SR_TID_X:
+        return np.int64(t % bx)
+    if code == C.SR_TID_Y:
+        return np.int64((t // bx) % by)
+    if code == C.SR_TID_Z:
+        return np.int64(t // (bx * by))
+    if code == C.SR_LANEID:
+        return np.int64(ln)
+    if code == C.SR_WARPID:
+        return np.int64(t >> 5)
+    if code == C.SR_LM_EQ:
+        return np.int64(1) << ln
+    if code == C.SR_LM_LT:
+        return (np.int64(1) << ln) - 1
+    if code == C.SR_LM_LE:
+        return (np.int64(2) << ln) - 1
+    if code == C.SR_LM_GT:
+        return 0xFFFFFFFF ^ ((np.int64(2) << ln) - 1)
+    return 0xFFFFFFFF ^ ((np.int64(1) << ln) - 1)
+
+
+@njit(cache=True)
 def hot_mov_sreg(i, opc, xs, nx, T, R, P, D, DB, O, sctx, ctas, steps, sbuf):
     """mov/cvt from a special register; False when instruction i is not one."""
     if (opc != C.OP_MOV and opc != C.OP_CVT_II) or O[i, 0, 0] != C.K_SREG or D[i, 0] < 0:
@@ -85,10 +110,9 @@ def hot_mov_sreg(i, opc, xs, nx, T, R, P, D, DB, O, sctx, ctas, steps, sbuf):
             for t in range(tpc):
                 seg[t] = w
         return True
-    tab = sbuf[:tpc]                 # one value per thread of a CTA: CTA 0's lanes, as fill_sregs has them
-    fill_sregs(code, np.arange(tpc, dtype=np.int32), tpc, sctx, ctas, steps, tab)
+    tab = sbuf[:tpc]                                      # one value per thread of a CTA
     for t in range(tpc):
-        tab[t] = _written(norm(tab[t], stc), tc, rb)
+        tab[t] = _written(norm(_thread_value(code, t, sctx[2], sctx[3]), stc), tc, rb)
     for c in range(T // tpc):
         seg = row[c * tpc:(c + 1) * tpc]
         for t in range(tpc):
