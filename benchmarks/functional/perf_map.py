@@ -45,6 +45,22 @@ cg.CPUCodeLibrary._object_getbuffer_hook = classmethod(_keep_from_cache)
 cg.CPUCodeLibrary._object_compiled_hook = classmethod(_keep_compiled)
 
 
+def _readable(symbol: str) -> str:
+    """The function's dotted name out of numba's mangled one (`_ZN<len><name>...`), or the symbol."""
+    if not symbol.startswith("_ZN"):
+        return symbol
+    parts, i = [], 3
+    while i < len(symbol) and symbol[i].isdigit():
+        j = i
+        while symbol[j].isdigit():
+            j += 1
+        n = int(symbol[i:j])
+        parts.append(symbol[j:j + n])
+        i = j + n
+    names = [p for p in parts if not p.startswith("B")] or parts
+    return ".".join(names[-2:]) + f"#{abs(hash(symbol)) % 1000:03d}"
+
+
 def _symbols() -> list[tuple[int, int, str]]:
     from elftools.elf.elffile import ELFFile
     from numba.core.registry import CPUDispatcher
@@ -71,7 +87,8 @@ def _symbols() -> list[tuple[int, int, str]]:
                 base = addr - ent["st_value"]
                 for s in funcs:
                     if s["st_shndx"] == ent["st_shndx"]:      # placed with the entry's section
-                        rows.append((base + s["st_value"], s["st_size"], f"{m.name}.{name}|{s.name[-60:]}"))
+                        label = f"{m.name}.{name}|{_readable(s.name)}"
+                        rows.append((base + s["st_value"], s["st_size"], label))
     return sorted(rows)
 
 

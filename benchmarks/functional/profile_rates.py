@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
+
+# as the counts job's workers run (warpsim.workloads.capped): BLAS on one thread
+for _k, _v in (("OPENBLAS_NUM_THREADS", "1"), ("OMP_NUM_THREADS", "1"), ("MKL_NUM_THREADS", "1")):
+    os.environ.setdefault(_k, _v)
 
 ROWS = [
     "polybench/fdtd2d:NX=1024,NY=1024,TMAX=20",

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
+import queue
 import shutil
 import sys
 import tempfile
@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from warpsim.workloads.capped import CappedWorker
 from warpsim.workloads.device import EmulatorApi, LaunchRecord, ShapeOnlyApi
 from warpsim.workloads.registry import PACKAGE_DIR, PRESETS, Workload, all_workloads, get_workload
 from warpsim.workloads.runner import run_workload
@@ -108,8 +109,10 @@ def _child(name: str, preset: str, progress: str, result: str) -> None:
     Path(result).write_text(json.dumps(out))
 
 
-def capped_counts(wl: Workload, preset: str, cap_seconds: float, workdir: Path) -> dict[str, Any]:
-    """Emulate in a child process for at most `cap_seconds`; if stopped, report the progress made."""
+def capped_counts(wl: Workload, preset: str, cap_seconds: float, workdir: Path,
+                  worker: CappedWorker | None = None) -> dict[str, Any]:
+    """Emulate in a worker process for at most `cap_seconds`; if stopped, report the progress made.
+    `worker` (kept warm across calls) defaults to a new one closed afterwards."""
     shapes = shape_counts(wl, preset)
     progress, result = (
         workdir / f"{wl.name.replace('/', '_')}.progress",
@@ -117,23 +120,26 @@ def capped_counts(wl: Workload, preset: str, cap_seconds: float, workdir: Path) 
     )
     for p in (progress, result):
         p.unlink(missing_ok=True)
-    ctx = mp.get_context("spawn")
-    proc = ctx.Process(target=_child, args=(wl.name, preset, str(progress), str(result)))
-    t0 = time.perf_counter()
-    proc.start()
-    proc.join(cap_seconds)
-    elapsed = time.perf_counter() - t0
-    if proc.is_alive():
-        proc.kill()
-        proc.join()
+    own = worker is None
+    w = CappedWorker() if worker is None else worker
+    try:
+        outcome = w.run((wl.name, preset, str(progress), str(result)), cap_seconds)
+    finally:
+        if own:
+            w.close()
+    elapsed = outcome.elapsed
+    if outcome.error is not None:
+        out = dict(shapes)
+        out.update(status=f"emulation failed ({outcome.error})")
+        return out
     if result.exists():
         out = json.loads(result.read_text())
         out["sizes"] = shapes["sizes"]
         return out
     done = [json.loads(ln) for ln in progress.read_text().splitlines()] if progress.exists() else []
     out = dict(shapes)
-    if proc.exitcode not in (None, 0) and elapsed < cap_seconds:
-        out.update(status=f"emulation failed (exit code {proc.exitcode})")
+    if outcome.exitcode is not None and elapsed < cap_seconds:
+        out.update(status=f"emulation failed (exit code {outcome.exitcode})")
         return out
     ctas_done = sum(d[0] for d in done)
     out.update(
@@ -175,17 +181,27 @@ def regenerate(
 ) -> dict[str, Any]:
     """Recompute the given presets of the given workloads (default: all) into the cache file.
 
-    Capped standard emulations run `jobs` at a time, each in its own process; the cache is saved
+    Capped standard emulations run `jobs` at a time in warm worker processes (capped.py); the cache is saved
     after every workload. A run over every workload records its wall time as `standard_suite`."""
     cache = load_cache(path)
     cache["version"] = CACHE_VERSION
     wls = [get_workload(n) for n in names] if names else all_workloads()
     workdir = Path(tempfile.mkdtemp(prefix="warpsim-counts-"))
 
+    workers: queue.SimpleQueue[CappedWorker] = queue.SimpleQueue()   # one warm process per job slot
+    for _ in range(max(jobs, 1)):
+        workers.put(CappedWorker())
+
     def one(wl: Workload, preset: str) -> dict[str, Any]:
         if preset != "standard":
             return emulated_counts(wl, preset)
-        return capped_counts(wl, preset, cap_seconds, workdir) if cap_seconds else shape_counts(wl, preset)
+        if not cap_seconds:
+            return shape_counts(wl, preset)
+        w = workers.get()
+        try:
+            return capped_counts(wl, preset, cap_seconds, workdir, w)
+        finally:
+            workers.put(w)
 
     def done(wl: Workload, preset: str, counts: dict[str, Any]) -> None:
         entry = cache["workloads"].setdefault(wl.name, {})
@@ -215,6 +231,8 @@ def regenerate(
             "wall_seconds": round(time.perf_counter() - t0, 1), "cpus": os.cpu_count(),
         }
         save_cache(cache, path)
+    while not workers.empty():
+        workers.get().close()
     shutil.rmtree(workdir, ignore_errors=True)
     return cache
 

@@ -210,9 +210,10 @@ def ref_conv(
     win = np.lib.stride_tricks.sliding_window_view(xp, (r, s), axis=(2, 3))[:, :, ::stride, ::stride][
         :, :, :p, :q
     ]
-    out = np.einsum("ncpqrs,kcrs->nkpq", win, w.astype(f64))
+    # ncpqrs,kcrs -> nkpq as one BLAS product (np.einsum's unoptimised loop was 2x slower)
+    out = np.tensordot(win, w.astype(f64), axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2)
     if b is not None:
-        out += b[None, :, None, None]
+        out = out + b[None, :, None, None]
     return np.maximum(out, 0) if relu else out
 
 
