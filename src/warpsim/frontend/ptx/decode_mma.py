@@ -139,7 +139,49 @@ def _wmma_ldst(fi: FlatInst, c, store: bool):
         idx = (q * st + r) if col_major else (r * st + q)
         return base + (np.asarray(idx, dtype=np.int64) * esz).astype(np.uint64)
 
+    tiles: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def all_addresses(b) -> np.ndarray:
+        """[u, T]: row e is `addresses(b, e)`, computed at once."""
+        if b.T not in tiles:
+            w = b.T // 32
+            tiles[b.T] = (np.tile(np.ascontiguousarray(rows.T), (1, w)),
+                          np.tile(np.ascontiguousarray(cols.T), (1, w)))
+        r, q = tiles[b.T]
+        base = np.asarray(af(b), dtype=np.uint64)
+        st = np.asarray(stride_f(b)).astype(np.int64) if stride_f is not None else (R if col_major else C)
+        idx = (q * st + r) if col_major else (r * st + q)
+        return base + (np.asarray(idx, dtype=np.int64) * esz).astype(np.uint64)
+
+    def fast(b, m) -> np.ndarray | None:
+        """Every element of every lane in one gather or scatter (one space, no fault); None to go
+        element by element (a generic address, or a fault the reference reports). Returns the
+        addresses."""
+        if sp == MemSpace.GENERIC:
+            return None
+        A = all_addresses(b)
+        off = b.offsets_block(sp, A, esz, m, esz)
+        if off is None:
+            return None
+        view = b.view(sp, dt)
+        if store:
+            vals = np.ascontiguousarray(S.unpack(_read_regs(b, readers), et)[:, :u].T).astype(dt)
+            sel = np.broadcast_to(b.valid if m is None else m, A.shape)
+            view[(off // esz)[sel]] = vals[sel]           # element by element, lanes ascending: the
+        else:                                              # same order, so the same last writer
+            v = view[off // esz]
+            if m is not None:
+                v = np.where(m, v, np.zeros((), dtype=dt))
+            elems = v.T
+            if n > u:
+                elems = np.tile(elems, (1, n // u))
+            _put_regs(b, fref, S.pack(elems, et), m)
+        return A
+
     def fn(b, m):
+        A = fast(b, m)
+        if A is not None:
+            return _record(sp, A[0], m, b)
         if store:
             elems = S.unpack(_read_regs(b, readers), et)
             for e in range(u):

@@ -176,20 +176,26 @@ class Batch:
             self._views[key] = v
         return v
 
+    def _space_offsets(self, space: int, a: np.ndarray) -> tuple[np.ndarray, int]:
+        """Signed byte offsets of addresses into the space, and the space's size."""
+        if space in (MemSpace.GLOBAL, MemSpace.CONST):
+            return (a - _GB).view(np.int64), self.device.top
+        return a.view(np.int64), self.sh_size if space == MemSpace.SHARED else self.lo_size
+
+    def _shifted(self, space: int, off: np.ndarray) -> np.ndarray:
+        """Per-lane offsets into this batch's CTA-stacked shared / thread-stacked local buffers."""
+        if space == MemSpace.SHARED:
+            return off + self.sh_off
+        if space == MemSpace.LOCAL:
+            return off + self.lo_off
+        return off
+
     def offsets(self, space: int, a, nbytes: int, m, align: int) -> np.ndarray:
         """Byte offsets into the space's buffer (0 for inactive lanes); faults on bad accesses."""
         a = np.asarray(a).astype(np.uint64, copy=False)
         if a.ndim == 0:
             a = np.full(self.T, a, dtype=np.uint64)
-        if space in (MemSpace.GLOBAL, MemSpace.CONST):
-            off = (a - _GB).view(np.int64)
-            lim = self.device.top
-        elif space == MemSpace.SHARED:
-            off = a.view(np.int64)
-            lim = self.sh_size
-        else:
-            off = a.view(np.int64)
-            lim = self.lo_size
+        off, lim = self._space_offsets(space, a)
         badm = (off < 0) | (off > lim - nbytes)
         if m is not None:
             badm &= m
@@ -202,11 +208,21 @@ class Batch:
         if align > 1 and (off & (align - 1)).any():
             bad = np.flatnonzero(off & (align - 1))[0]
             raise MemoryFault(f"misaligned {nbytes}-byte access at address 0x{int(a[bad]):x}")
-        if space == MemSpace.SHARED:
-            off = off + self.sh_off
-        elif space == MemSpace.LOCAL:
-            off = off + self.lo_off
-        return off
+        return self._shifted(space, off)
+
+    def offsets_block(self, space: int, a: np.ndarray, nbytes: int, m, align: int) -> np.ndarray | None:
+        """`offsets` for a [k, T] block (k accesses per lane) at once, or None when any would fault:
+        the caller then goes access by access, and `offsets` raises the reference's message."""
+        off, lim = self._space_offsets(space, a.astype(np.uint64, copy=False))
+        bad = (off < 0) | (off > lim - nbytes)
+        if align > 1:
+            bad |= (off & (align - 1)) != 0
+        if m is not None:
+            bad &= m
+            off = np.where(m, off, 0)
+        if bad.any():
+            return None
+        return self._shifted(space, off)
 
     def cta_of(self, lane: int) -> tuple[int, int, int]:
         s = self._s

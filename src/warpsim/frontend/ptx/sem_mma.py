@@ -100,30 +100,18 @@ def unpack(regs: list[np.ndarray], etype: str) -> np.ndarray:
     esz = ESIZE[etype]
     if esz >= 4:
         return np.stack([np.asarray(r) for r in regs], axis=1)
-    per = 4 // esz
-    mask = (1 << (8 * esz)) - 1
-    cols = []
-    for r in regs:
-        r = np.asarray(r).astype(np.uint32)
-        for j in range(per):
-            cols.append((r >> np.uint32(8 * esz * j)) & np.uint32(mask))
-    return np.stack(cols, axis=1)
+    # each register's little-endian bytes, element 0 first: one view instead of a shift per element
+    words = np.stack([np.asarray(r).astype("<u4") for r in regs], axis=1)
+    return words.view("<u2" if esz == 2 else "u1").astype(np.uint32)
 
 
 def pack(elems: np.ndarray, etype: str) -> list[np.ndarray]:
-    """Inverse of unpack: element bits [T, n] → register values."""
+    """Inverse of unpack: element bits [T, n] → register values (bits above an element's size drop)."""
     esz = ESIZE[etype]
     if esz >= 4:
         return [elems[:, i] for i in range(elems.shape[1])]
-    per = 4 // esz
-    e = elems.astype(np.uint32)
-    out = []
-    for r in range(e.shape[1] // per):
-        acc = np.zeros(e.shape[0], dtype=np.uint32)
-        for j in range(per):
-            acc |= e[:, r * per + j] << np.uint32(8 * esz * j)
-        out.append(acc)
-    return out
+    words = np.ascontiguousarray(elems.astype("<u2" if esz == 2 else "u1")).view("<u4").astype(np.uint32)
+    return [words[:, r] for r in range(words.shape[1])]
 
 
 def to_values(bits: np.ndarray, etype: str) -> np.ndarray:
@@ -169,10 +157,18 @@ def from_values(v: np.ndarray, etype: str, satfinite: bool = False) -> np.ndarra
     raise NotImplementedError(f"tensor-core accumulator type .{etype}")
 
 
+def _row_major(rows: np.ndarray, cols: np.ndarray, C: int) -> bool:
+    """True when lane l's element i is entry l*u + i of the row-major matrix (every wmma layout):
+    then gathering and scattering are reshapes."""
+    return bool((rows * C + cols == np.arange(rows.size).reshape(rows.shape)).all())
+
+
 def gather(vals: np.ndarray, rows: np.ndarray, cols: np.ndarray, R: int, C: int) -> np.ndarray:
     """Per-lane elements [W*32, n] (only the first rows.shape[1] used) → matrices [W, R, C]."""
     W = vals.shape[0] // 32
     u = rows.shape[1]
+    if u * 32 == R * C and _row_major(rows, cols, C):
+        return vals[:, :u].reshape(W, R, C)
     v = vals[:, :u].reshape(W, 32, u)
     out = np.zeros((W, R, C), dtype=vals.dtype)
     out[:, rows, cols] = v
@@ -181,9 +177,12 @@ def gather(vals: np.ndarray, rows: np.ndarray, cols: np.ndarray, R: int, C: int)
 
 def scatter(mats: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:
     """Matrices [W, R, C] → per-lane elements [W*32, n] (extra elements repeat the first u)."""
-    W = mats.shape[0]
+    W, _, C = mats.shape
     u = rows.shape[1]
-    v = mats[:, rows, cols].reshape(W * 32, u)
+    if u * 32 == mats.shape[1] * C and _row_major(rows, cols, C):
+        v = mats.reshape(W * 32, u)
+    else:
+        v = mats[:, rows, cols].reshape(W * 32, u)
     if n > u:
         v = np.tile(v, (1, n // u))
     return v

@@ -189,16 +189,36 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
         act = LN[e]
         if g >= 0:
             gneg = P[pc, C.GNEG]
-            nx = 0
-            for q in range(ne):
-                lane = act[q]
-                pv = regs[g * T + lane] & 1
-                if gneg:
-                    pv ^= 1
-                if pv:
-                    xl[nx] = lane
-                    nx += 1
-            xs = xl
+            # Count first (a vectorisable sum; a loop's back edge and a bounds check are uniform
+            # nearly always), and list the lanes only when they differ: the listing loop's
+            # conditional stores cost 1.9 ns a lane, about three ALU steps.
+            gr = R[g]
+            on = 0
+            if ne == T:                                  # the entry is every lane: act[q] == q
+                for lane in range(T):
+                    on += gr[lane] & 1
+            else:
+                for q in range(ne):
+                    on += gr[np.uint64(act[q])] & 1
+            if gneg:
+                on = ne - on
+            if on == ne:
+                nx = ne
+                xs = act
+            elif on == 0:
+                nx = 0
+                xs = xl
+            else:
+                nx = 0
+                for q in range(ne):
+                    lane = act[q]
+                    pv = gr[np.uint64(lane)] & 1
+                    if gneg:
+                        pv ^= 1
+                    if pv:
+                        xl[nx] = lane
+                        nx += 1
+                xs = xl
         else:
             xs = act
             nx = ne
