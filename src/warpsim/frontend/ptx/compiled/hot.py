@@ -20,12 +20,13 @@ from warpsim.frontend.ptx.compiled.alu_float import fcmp
 from warpsim.frontend.ptx.compiled.fused import fma_f32
 from warpsim.frontend.ptx.compiled.hot_f64 import hot_f64
 from warpsim.frontend.ptx.compiled.hot_unary import fsrc, hot_f32_unary
+from warpsim.frontend.ptx.compiled.jit import borrowing
 from warpsim.frontend.ptx.compiled.scalar import fmin
 
 _SIGN = np.int64(-9223372036854775808)
 
 
-@njit(cache=True)
+@borrowing()
 def _src(O, i, j):
     """(row, mask, sign bit, or-value, xor-value) reading operand j as
     ((((row[l] & m) ^ sb) - sb) | v) ^ x: masked, sign-extended by xor-subtract (numba's variable
@@ -52,7 +53,7 @@ def _src(O, i, j):
     return r, m, z, z, z
 
 
-@njit(cache=True)
+@borrowing()
 def _dst(D, DB, i, j, tc):
     """(mask, sign bit, register mask) writing a value of type tc to destination j:
     (((v & m) ^ sb) - sb) & md."""
@@ -71,7 +72,7 @@ _HOT_INT = (C.OP_MOV, C.OP_CVT_II, C.OP_ADD, C.OP_SUB, C.OP_MUL_LO, C.OP_MUL_WID
             C.OP_AND, C.OP_OR, C.OP_XOR, C.OP_SHL, C.OP_SHR, C.OP_MIN, C.OP_MAX, C.OP_SELP, C.OP_NOT)
 
 
-@njit(cache=True, error_model="numpy")
+@borrowing(error_model="numpy")
 def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
     """Integer/predicate forms with register or immediate operands; False when not one of them."""
     ok = False
@@ -295,7 +296,7 @@ def _f32_binary(opc, a, b):
     return fmin(a, b, opc == C.OP_FMIN)
 
 
-@njit(cache=True, error_model="numpy")
+@borrowing(error_model="numpy")
 def hot_setp_int(i, xs, nx, dense, R, P, D, DB, O):
     """setp on integers (register/immediate operands, any combine): False when not that form."""
     tc = P[i, C.TY]
@@ -354,7 +355,7 @@ def _f32_lane(opc, lane, f0, f1, f2, fd, g0, g1, g2, k0, k1, k2, cnan):
 _HOT_F32 = (C.OP_FADD, C.OP_FSUB, C.OP_FMUL, C.OP_FFMA, C.OP_FDIV, C.OP_FMIN, C.OP_FMAX)
 
 
-@njit(cache=True, error_model="numpy")
+@borrowing(error_model="numpy")
 def hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan):
     """add/sub/mul/fma/div/min/max.f32 without .ftz/.sat, register or immediate operands. `cnan`: the
     canonical NaN (bits 0x7FFFFFFF) that NaN results are written as."""
@@ -380,7 +381,7 @@ def hot_f32(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@borrowing(error_model="numpy")
 def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
     """setp on f32 (no .ftz), register/immediate operands, any combine."""
     tc = P[i, C.TY]
@@ -422,7 +423,7 @@ def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
     return True
 
 
-@njit(cache=True)
+@borrowing()
 def exec_hot(i, opc, xs, nx, dense, R, RF, P, D, DB, O, OF, cnan):
     """Run instruction i on a hot single-pass loop if it has one; False otherwise."""
     if opc >= C.OP_FADD and opc <= C.OP_FCOS and (P[i, C.TY] & 15) == 8:
@@ -438,7 +439,7 @@ def exec_hot(i, opc, xs, nx, dense, R, RF, P, D, DB, O, OF, cnan):
     return hot_int(i, opc, xs, nx, dense, R, P, D, DB, O)
 
 
-@njit(cache=True)
+@borrowing()
 def inactive_lanes(xs, nx, T, gap):
     """The lanes of 0..T-1 not in the ascending list xs[:nx], into gap; returns their count."""
     ng = 0
@@ -452,7 +453,7 @@ def inactive_lanes(xs, nx, T, gap):
     return ng
 
 
-@njit(cache=True)
+@borrowing()
 def exec_hot_near_dense(i, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan):
     """All but a few lanes execute: the dense (vectorisable) loop over all T lanes, with the inactive
     lanes' destination registers (gap[:ng]) saved before and put back after, so the values their

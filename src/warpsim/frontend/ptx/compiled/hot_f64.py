@@ -19,6 +19,7 @@ from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.fused import fma_f64
+from warpsim.frontend.ptx.compiled.jit import borrowing
 
 _LO = 2.0 ** -500          # |x| within [_LO, _HI]: a * b and a * b + c stay far from under/overflow
 _HI = 2.0 ** 500
@@ -73,7 +74,7 @@ def _op(opc, a, b, c):
     return abs(a)
 
 
-@njit(cache=True, error_model="numpy")
+@borrowing(error_model="numpy")
 def hot_f64(i, opc, xs, nx, dense, R, P, D, O, OF):
     """Instruction i if it is one of the f64 forms above (no .sat) and, for mul and fma, every
     lane's operands are in range; False, with nothing written, otherwise."""

@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
+from warpsim.frontend.ptx.compiled.jit import borrowing
 from warpsim.frontend.ptx.memory import GLOBAL_BASE, LOCAL_BASE
 
 _GB = np.int64(GLOBAL_BASE)
@@ -29,7 +30,7 @@ def _offset(lane, ax, ra, lane_addr, shbase, base):
     return a + base + shbase[lane] * shp + (lane + lane0) * lpp
 
 
-@njit(cache=True)
+@borrowing()
 def hot_ld_st(i, xs, nx, dense, lo, R, P, D, DB, O, sctx, shbase, heap, shared, local, lane_addr, limits,
               record):
     """ld/st of 4 or 8 bytes (vectors too) in one fixed space, register destinations/sources of that
@@ -159,7 +160,7 @@ def hot_ld_st(i, xs, nx, dense, lo, R, P, D, DB, O, sctx, shbase, heap, shared, 
     return True
 
 
-@njit(cache=True)
+@borrowing()
 def _shared_by_cta(i, k, is_ld, nb, nx, tpc, stride, ra, rmask, off0, amask, base, R, D, O, b4, b8):
     """Element k of a shared-memory access by every lane of the batch, CTA by CTA: each CTA's
     shared base is one constant for its lanes, so the inner loops read no per-lane base row (the
@@ -204,7 +205,7 @@ def _shared_by_cta(i, k, is_ld, nb, nx, tpc, stride, ra, rmask, off0, amask, bas
                 lane += one
 
 
-@njit(cache=True)
+@borrowing()
 def _global_scalar(i, is_ld, nb, xs, nx, dense, ra, rmask, off0, amask, cadd, R, D, O, off, b4, b8):
     """A global ld/st of one element: an element's offset is its lane's address alone, so the loops
     read no shared-memory base and no local stride (rows the general loops stream for every lane,

@@ -14,9 +14,10 @@ import numpy as np
 from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
+from warpsim.frontend.ptx.compiled.jit import borrowing
 
 
-@njit(cache=True)
+@borrowing()
 def fsrc(O, OF, i, j):
     """(is register, row, immediate) of float operand j; row -1 when neither."""
     kind = O[i, j, 0]
@@ -57,7 +58,7 @@ def _lane(opc, aux, canon, lane, f0, fd, g0, k0, cnan):
     fd[j + np.uint64(1)] = np.float32(0.0)
 
 
-@njit(cache=True, error_model="numpy")
+@borrowing(error_model="numpy")
 def hot_f32_unary(i, opc, xs, nx, dense, RF, P, D, O, OF, cnan):
     """The f32 forms without .ftz/.sat, register or immediate operand; False otherwise."""
     tc = P[i, C.TY]
