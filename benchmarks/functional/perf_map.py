@@ -8,7 +8,7 @@ keeps each library's object code as numba loads it (from its cache or a fresh co
 symbol table (pyelftools: `pip install pyelftools`, not a warpsim dependency), places every
 function of the library relative to the entry point numba reports, and writes
 /tmp/perf-<pid>.map, which `perf report` reads. Inlined callees are counted in their caller.
-Addresses outside every map entry belong to JIT code outside the engine's package (numba's own).
+numba's runtime functions are named too (NRT_incref, NRT_decref: the counts of array views).
 """
 
 from __future__ import annotations
@@ -89,7 +89,20 @@ def _symbols() -> list[tuple[int, int, str]]:
                     if s["st_shndx"] == ent["st_shndx"]:      # placed with the entry's section
                         label = f"{m.name}.{name}|{_readable(s.name)}"
                         rows.append((base + s["st_value"], s["st_size"], label))
+    rows += _runtime_symbols()
     return sorted(rows)
+
+
+def _runtime_symbols() -> list[tuple[int, int, str]]:
+    """numba's own runtime (NRT_incref / NRT_decref: the reference counts of array views), placed
+    by the addresses its library reports, each up to the next."""
+    from numba.core.runtime import nrt
+    lib = getattr(nrt.rtsys, "_library", None)
+    if lib is None:
+        return []
+    found = sorted((lib.get_pointer_to_function(f.name), f.name) for f in lib.get_defined_functions())
+    return [(a, (found[j + 1][0] - a) if j + 1 < len(found) else 16, f"numba.runtime|{name}")
+            for j, (a, name) in enumerate(found) if a]
 
 
 def main() -> None:
