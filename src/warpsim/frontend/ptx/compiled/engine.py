@@ -142,6 +142,7 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
     lane_off = np.zeros(T, dtype=np.int64)
     W = np.empty((6, T), dtype=np.int64)         # work rows: every use writes lanes 0..nx-1 first
     WF = np.empty((4, T), dtype=np.float32)
+    scr = W[4]                                   # the hot loops' scratch row (hot._apart)
     WD = np.empty((4, T), dtype=np.float64)
     src = np.empty(T, dtype=np.int32)
     shbase = np.empty(T, dtype=np.int64)       # each lane's CTA's shared-memory base (no division per access)
@@ -255,16 +256,16 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                     if g >= 0 or gapc != e:
                         ng = inactive_lanes(xs, nx, T, gap)
                         gapc = e if g < 0 else -1
-                    hot = exec_hot_near_dense(pc, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan)
+                    hot = exec_hot_near_dense(pc, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan, scr)
                 elif nx >= 64 and nx != T and xs[nx - 1] - xs[0] == nx - 1:
                     # ... so that the rows seen from lane lo (the one run lo..lo+nx-1 executing: a
                     # triangular loop's j > k) are a register file too, and the dense loops serve it
                     lo = xs[0]
                     Rv = regs[lo:lo + nreg * T].reshape((nreg, T))
                     RFv = regs[lo:lo + nreg * T].view(np.float32).reshape((nreg, 2 * T))
-                    hot = exec_hot(pc, opc, xs, nx, True, Rv, RFv, P, D, DB, O, OF, cnan)
+                    hot = exec_hot(pc, opc, xs, nx, True, Rv, RFv, P, D, DB, O, OF, cnan, scr)
                 else:
-                    hot = exec_hot(pc, opc, xs, nx, nx == T, R, RF, P, D, DB, O, OF, cnan)
+                    hot = exec_hot(pc, opc, xs, nx, nx == T, R, RF, P, D, DB, O, OF, cnan, scr)
                 if not hot and not hot_mov_sreg(pc, opc, xs, nx, T, R, P, D, DB, O, sctx, ctas, steps, W[5]):
                     exec_alu(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD)
             if P[pc, C.SPACE] == 6 and (opc == C.OP_HOST or (opc >= C.OP_LD and opc <= C.OP_ATOM)):

@@ -73,8 +73,9 @@ _HOT_INT = (C.OP_MOV, C.OP_CVT_II, C.OP_ADD, C.OP_SUB, C.OP_MUL_LO, C.OP_MUL_WID
 
 
 @borrowing(error_model="numpy")
-def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
-    """Integer/predicate forms with register or immediate operands; False when not one of them."""
+def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O, scratch):
+    """Integer/predicate forms with register or immediate operands; False when not one of them.
+    `scratch`: a work row for a source that is also the destination (see _apart)."""
     ok = False
     for f in _HOT_INT:
         if opc == f:
@@ -94,6 +95,11 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
     a0, a1, a2, rd = R[r0], R[r1], R[r2], R[D[i, 0]]
     width = 8 * (tc & 15)
     n = nx
+    if dense and _apart(rd, D[i, 0], r0, r1, r2, n, scratch):
+        d = D[i, 0]
+        a0 = scratch if r0 == d else a0
+        a1 = scratch if r1 == d else a1
+        a2 = scratch if r2 == d else a2
     if opc == C.OP_MOV or opc == C.OP_CVT_II:
         if dense:                 # lanes 0..n-1: direct indexing, vectorisable
             for lane in range(n):
@@ -268,6 +274,21 @@ def hot_int(i, opc, xs, nx, dense, R, P, D, DB, O):
 
 
 @njit(inline="always")
+def _apart(rd, d, r0, r1, r2, n, scratch):
+    """When a source row is the destination's (a loop counter, a pointer step, an accumulator), copy
+    it to `scratch` and return True: LLVM vectorises the dense loops only when its runtime check
+    finds the rows apart, and a row read and written in place took the scalar loop, 3.7x slower a
+    lane (benchmarks/functional/op_steps.py, add_alias against add). Every aliasing source is the
+    destination's row, so one copy serves them all. (Not used for f32: its pair-strided rows do not
+    take the vector loop either way, and the copy only added to `fma` with an accumulator.)"""
+    if r0 != d and r1 != d and r2 != d:
+        return False
+    for lane in range(n):           # a loop, not a slice copy: that needs numba's runtime
+        scratch[lane] = rd[lane]
+    return True
+
+
+@njit(inline="always")
 def _combine(p, comb, c_raw, m, s, v, x):
     """A setp result and its complement combined with the third (predicate) operand by .and/.or/.xor
     (comb 1/2/3; 0: none)."""
@@ -424,8 +445,9 @@ def hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF):
 
 
 @borrowing()
-def exec_hot(i, opc, xs, nx, dense, R, RF, P, D, DB, O, OF, cnan):
-    """Run instruction i on a hot single-pass loop if it has one; False otherwise."""
+def exec_hot(i, opc, xs, nx, dense, R, RF, P, D, DB, O, OF, cnan, scratch):
+    """Run instruction i on a hot single-pass loop if it has one; False otherwise. `scratch`: a work
+    row of T lanes the loops may overwrite."""
     if opc >= C.OP_FADD and opc <= C.OP_FCOS and (P[i, C.TY] & 15) == 8:
         return hot_f64(i, opc, xs, nx, dense, R, P, D, O, OF)
     if opc >= C.OP_FADD and opc <= C.OP_FMAX:
@@ -436,7 +458,7 @@ def exec_hot(i, opc, xs, nx, dense, R, RF, P, D, DB, O, OF, cnan):
         if P[i, C.TY] & C.FLOAT:
             return hot_setp_f32(i, xs, nx, dense, R, RF, P, D, O, OF)
         return hot_setp_int(i, xs, nx, dense, R, P, D, DB, O)
-    return hot_int(i, opc, xs, nx, dense, R, P, D, DB, O)
+    return hot_int(i, opc, xs, nx, dense, R, P, D, DB, O, scratch)
 
 
 @borrowing()
@@ -454,7 +476,7 @@ def inactive_lanes(xs, nx, T, gap):
 
 
 @borrowing()
-def exec_hot_near_dense(i, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan):
+def exec_hot_near_dense(i, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan, scratch):
     """All but a few lanes execute: the dense (vectorisable) loop over all T lanes, with the inactive
     lanes' destination registers (gap[:ng]) saved before and put back after, so the values their
     lanes computed are never kept. The per-lane list loop costs several times the dense one, and a
@@ -466,7 +488,7 @@ def exec_hot_near_dense(i, opc, T, gap, ng, saved, R, RF, P, D, DB, O, OF, cnan)
             row = R[r]
             for q in range(ng):
                 saved[j, q] = row[gap[q]]
-    if not exec_hot(i, opc, gap, T, True, R, RF, P, D, DB, O, OF, cnan):
+    if not exec_hot(i, opc, gap, T, True, R, RF, P, D, DB, O, OF, cnan, scratch):
         return False
     for j in range(D.shape[1]):
         r = D[i, j]
