@@ -17,7 +17,8 @@ import json
 import os
 import time
 
-# as the counts job's workers run (warpsim.workloads.capped): BLAS on one thread
+# as the counts job's workers run (warpsim.workloads.capped.SINGLE_THREADED; set here, before
+# importing warpsim loads numpy): BLAS on one thread
 for _k, _v in (("OPENBLAS_NUM_THREADS", "1"), ("OMP_NUM_THREADS", "1"), ("MKL_NUM_THREADS", "1")):
     os.environ.setdefault(_k, _v)
 

@@ -90,28 +90,24 @@ class CappedWorker:
         conn = self._ensure()
         t0 = time.perf_counter()
         conn.send(job)
-        deadline = t0 + cap
-        while True:
-            left = deadline - time.perf_counter()
-            try:
-                ready = conn.poll(max(left, 0.0))
-            except (EOFError, OSError):
-                ready = True
-            if ready:
-                try:
-                    status, message, retire = conn.recv()
-                except (EOFError, OSError):       # the process died mid-job
-                    self._proc.join()
-                    code = self._proc.exitcode
-                    self._drop()
-                    return JobOutcome(False, None, time.perf_counter() - t0, exitcode=code)
-                elapsed = time.perf_counter() - t0
-                if retire:
-                    self.close()
-                return JobOutcome(True, message if status == "error" else None, elapsed)
-            if left <= 0:
-                self.kill()
-                return JobOutcome(False, None, time.perf_counter() - t0)
+        try:
+            ready = conn.poll(cap)              # True on a reply and on the worker's death
+        except (EOFError, OSError):
+            ready = True
+        if not ready:
+            self.kill()
+            return JobOutcome(False, None, time.perf_counter() - t0)
+        try:
+            status, message, retire = conn.recv()
+        except (EOFError, OSError):             # the process died mid-job
+            self._proc.join()
+            code = self._proc.exitcode
+            self._drop()
+            return JobOutcome(False, None, time.perf_counter() - t0, exitcode=code)
+        elapsed = time.perf_counter() - t0
+        if retire:
+            self.close()
+        return JobOutcome(True, message if status == "error" else None, elapsed)
 
     def kill(self) -> None:
         if self._proc is not None and self._proc.is_alive():

@@ -130,19 +130,10 @@ def _wmma_ldst(fi: FlatInst, c, store: bool):
     if n % u:
         raise DecodeError(f"wmma fragment of {nregs} registers does not fit a {R}x{C} .{et} matrix")
 
-    def addresses(b, e):
-        base = np.asarray(af(b), dtype=np.uint64)
-        st = np.asarray(stride_f(b)).astype(np.int64) if stride_f is not None else (R if col_major else C)
-        w = b.T // 32
-        r = np.tile(rows[:, e % u], w)
-        q = np.tile(cols[:, e % u], w)
-        idx = (q * st + r) if col_major else (r * st + q)
-        return base + (np.asarray(idx, dtype=np.int64) * esz).astype(np.uint64)
-
     tiles: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def all_addresses(b) -> np.ndarray:
-        """[u, T]: row e is `addresses(b, e)`, computed at once."""
+        """[u, T]: row e holds every lane's address of its element e."""
         if b.T not in tiles:
             w = b.T // 32
             tiles[b.T] = (np.tile(np.ascontiguousarray(rows.T), (1, w)),
@@ -182,17 +173,18 @@ def _wmma_ldst(fi: FlatInst, c, store: bool):
         A = fast(b, m)
         if A is not None:
             return _record(sp, A[0], m, b)
+        A = all_addresses(b)
         if store:
             elems = S.unpack(_read_regs(b, readers), et)
             for e in range(u):
-                mem_write(b, sp, addresses(b, e), m, elems[:, e].astype(dt))
+                mem_write(b, sp, A[e], m, elems[:, e].astype(dt))
         else:
-            cols_ = [mem_read(b, sp, addresses(b, e), m, dt) for e in range(u)]
+            cols_ = [mem_read(b, sp, A[e], m, dt) for e in range(u)]
             elems = np.stack(cols_, axis=1)
             if n > u:
                 elems = np.tile(elems, (1, n // u))
             _put_regs(b, fref, S.pack(elems, et), m)
-        return _record(sp, addresses(b, 0), m, b)
+        return _record(sp, A[0], m, b)
     kind = InstKind.STORE if store else InstKind.LOAD
     return _op(fn, kind=kind, unit=Unit.LDST, lat=LatClass.MEM, space=sp, width=min(u * esz, 32),
                mem="st" if store else "ld")
