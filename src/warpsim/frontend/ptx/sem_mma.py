@@ -11,8 +11,9 @@ C/D: M x N).
   registers than that for .f16 A/B fragments (8 x .f16x2 = 16 halves); the extra elements repeat
   the first u, as Volta's duplicated fragments do.
 
-Products are formed in float64 (exact for f16/bf16/tf32 inputs) and summed in float64, then rounded
-once to the accumulator type; integer MMAs are exact (s32 wraps, or saturates with .satfinite).
+Products are formed in float64 (exact for f16/bf16/tf32 inputs) and summed in float64 (C, then k
+ascending), then rounded once to the accumulator type; a NaN result is the canonical NaN. Integer
+MMAs are exact (s32 wraps, or saturates with .satfinite).
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def from_values(v: np.ndarray, etype: str, satfinite: bool = False) -> np.ndarra
             r = np.asarray(v).astype(np.float32)
         if satfinite:
             r = np.where(np.isinf(r), np.copysign(np.float32(3.4028235e38), r), r)
-        return r.view(np.uint32)
+        return np.where(r != r, np.uint32(0x7FFFFFFF), r.view(np.uint32))   # NaN: the canonical one
     if etype == "f16":
         r = H.from_float(v, "f16")
         if satfinite:
@@ -189,7 +190,14 @@ def scatter(mats: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int) -> np.
 
 
 def matmul(a: np.ndarray, b: np.ndarray, c: np.ndarray, integer: bool) -> np.ndarray:
-    """D = A @ B + C per warp, exactly for integers, in float64 for floating types."""
+    """D = A @ B + C per warp, exactly for integers. Floating types in float64 in one fixed order,
+    C first and then k ascending (BLAS picks its own order, which differs between machines and from
+    the compiled engine's), so a sum that float64 does not hold exactly rounds the same everywhere."""
     if integer:
         return np.matmul(a.astype(np.int64), b.astype(np.int64)) + c.astype(np.int64)
-    return np.matmul(a.astype(np.float64), b.astype(np.float64)) + c.astype(np.float64)
+    a = a.astype(np.float64)
+    b = b.astype(np.float64)
+    acc = c.astype(np.float64)
+    for k in range(a.shape[2]):
+        acc = acc + a[:, :, k, None] * b[:, None, k, :]
+    return acc

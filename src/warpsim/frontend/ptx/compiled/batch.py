@@ -134,17 +134,17 @@ def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes
     addr = np.zeros((256 if trace else 1, 32), dtype=np.int64)
     fault = np.zeros(4, dtype=np.int64)
     hb = kid = None
-    if tb["host"]:
-        hb = HostBatch(k, ctas, grid, block, device, kparam_bytes, dyn_shared, regs, shared, local)
-        kid = open_batch(hb)
+    if tb["host"] or tb["fallback"]:      # built on the first step that needs it (most batches: none)
+        kid = open_batch(lambda: HostBatch(k, ctas, grid, block, device, kparam_bytes, dyn_shared, regs,
+                                           shared, local))
     try:
         st, steps, tinsts, fpc, nlog, nrow, log, addr = run(
-            tb["P"], tb["D"], tb["DB"], tb["O"], tb["OF"], len(k.ops), T, valid, regs, sctx, cta_arr, heap,
-            shared, local, kp, limits, trace, (2 if sectors else 1) if profile else 0, prof, bbv, log, addr,
-            fault, kid or 0)
+            tb["P"], tb["D"], tb["DB"], tb["O"], tb["OF"], tb["F"], len(k.ops), T, valid, regs, sctx, cta_arr,
+            heap, shared, local, kp, limits, trace, (2 if sectors else 1) if profile else 0, prof, bbv, log,
+            addr, fault, kid or 0)
     finally:
         if kid is not None:
-            close_batch(kid)
+            hb = close_batch(kid)
     if st == C.ST_HOST_FAULT and not isinstance(hb.error, MemoryFault):
         raise hb.error
     if st != C.ST_OK:

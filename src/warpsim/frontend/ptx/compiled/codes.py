@@ -32,8 +32,9 @@ C_NORMAL, C_BRANCH, C_EXIT, C_TRAP = 0, 1, 2, 3
  OP_FRSQRT, OP_FEX2, OP_FLG2, OP_FSIN, OP_FCOS,
  OP_LD, OP_ST, OP_LDK, OP_ATOM,
  OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_PACK, OP_UNPACK,
- OP_HOST) = range(60)
+ OP_HOST, OP_WMMA) = range(61)
 # OP_HOST: a form without a compiled implementation, run by the reference emulator (host_steps.py)
+# OP_WMMA: wmma.load/store/mma (mma.py); its fragment registers are in the F table
 
 # setp comparisons (AUX)
 (CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU, CMP_GEU,
@@ -68,5 +69,12 @@ SREG_CODES = {
     "%lanemask_gt": SR_LM_GT, "%lanemask_ge": SR_LM_GE,
 }
 
-# engine status codes
-ST_OK, ST_OOB, ST_MISALIGNED, ST_TRAP, ST_STACK, ST_HOST_FAULT = 0, 1, 2, 3, 4, 5
+# wmma steps (AUX of OP_WMMA), and the element types its MMAs compile (AUX2 nibbles)
+WM_LOAD, WM_STORE, WM_MMA = 0, 1, 2
+E_F16, E_BF16, E_F32 = 1, 2, 3
+# F table: fragment register ids, four groups of F_GROUP (ld/st: group 0; mma: d, a, b, c), then counts
+F_GROUP = 8
+F_COLS = 5 * F_GROUP
+
+# engine status codes (ST_FALLBACK: a compiled step hands this one to the reference, host_steps.py)
+ST_OK, ST_OOB, ST_MISALIGNED, ST_TRAP, ST_STACK, ST_HOST_FAULT, ST_FALLBACK = 0, 1, 2, 3, 4, 5, 6

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from warpsim.frontend.ptx.compiled import codes as C
+from warpsim.frontend.ptx.compiled.encode_mma import Unsupported, encode_wmma
 from warpsim.frontend.ptx.decode_mem import _resolve, _vec
 from warpsim.frontend.ptx.machine import CTL_BRANCH, CTL_EXIT, CTL_TRAP
 from warpsim.frontend.ptx.memory import LOCAL_BASE, SHMEM_BASE
@@ -59,6 +60,7 @@ class Encoder:
         self.DB = np.zeros((max(n, 1), 4), dtype=np.int64)
         self.O = np.zeros((max(n, 1), 4, 4), dtype=np.int64)
         self.OF = np.zeros((max(n, 1), 4), dtype=np.float64)
+        self.F = np.zeros((max(n, 1), C.F_COLS), dtype=np.int64)     # wmma fragments (encode_mma)
         self.hosted: list[tuple[int, str]] = []     # (instruction, why it has no compiled form)
 
     # --- operands ---------------------------------------------------------------------------------
@@ -141,7 +143,9 @@ class Encoder:
                     # whole kernel on the reference
                     raise NotCompiled(reason) from None
                 self.host(i, reason)
-        return {"P": self.P, "D": self.D, "DB": self.DB, "O": self.O, "OF": self.OF, "host": self.hosted}
+        wmma = [i for i in range(len(k.ops)) if self.P[i, C.OPC] == C.OP_WMMA]
+        return {"P": self.P, "D": self.D, "DB": self.DB, "O": self.O, "OF": self.OF, "F": self.F,
+                "host": self.hosted, "fallback": wmma}
 
     def host(self, i: int, reason: str) -> None:
         """Instruction i runs on the reference emulator (host_steps.py): no operands of ours."""
@@ -153,6 +157,7 @@ class Encoder:
         self.DB[i] = 0
         self.O[i] = 0
         self.OF[i] = 0
+        self.F[i] = 0
         self.hosted.append((i, reason))
 
     def one(self, i: int, fi, op) -> None:
@@ -171,6 +176,11 @@ class Encoder:
                 (base in ("bar", "barrier") and "red" not in mods):
             row[C.OPC] = C.OP_NOP
             return
+        if base == "wmma":
+            try:
+                return encode_wmma(self, i, fi)
+            except Unsupported as e:
+                raise NotCompiled(str(e)) from None
         ts = type_of(mods)
         if base in ("ld", "ldu", "st"):
             return self.mem(i, fi, op, ts[-1])

@@ -20,6 +20,7 @@ from warpsim.frontend.ptx.compiled.hot import exec_hot, exec_hot_near_dense, ina
 from warpsim.frontend.ptx.compiled.hot_mem import hot_ld_st
 from warpsim.frontend.ptx.compiled.hot_uniform import hot_ldk, hot_mov_sreg
 from warpsim.frontend.ptx.compiled.mem import exec_mem
+from warpsim.frontend.ptx.compiled.mma import wmma_ldst, wmma_mma
 from warpsim.frontend.ptx.compiled.warp import exec_warp
 
 # profile counter slots (ProfileRecorder's keys, in this order)
@@ -115,11 +116,12 @@ def _sectors(lanes, n, lane_addr, wlist, nwl, sel_space, lane_space, secbuf, sec
 
 
 @njit(cache=True)
-def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kparams, limits, rec_trace,
+def run(P, D, DB, O, OF, F, n, T, valid, regs, sctx, ctas, heap, shared, local, kparams, limits, rec_trace,
         rec_prof, prof, bbv, log, addr, fault, kid):
     """Execute one batch. Returns (status, steps, thread instructions, faulting pc, log rows, addr rows,
     log, addr). `log` columns: pc index, warp, SIMT mask, predicated mask, space, addr row. `kid`:
-    the batch's id for instructions run by the reference emulator (OP_HOST, host_steps.py).
+    the batch's id for instructions run by the reference emulator (OP_HOST, and the wmma steps that
+    fall back to it, host_steps.py).
     `rec_prof`: 0 no profile, 1 counts and BBVs, 2 also the sectors the memory accesses touch."""
     depth = 16
     LN = np.empty((depth, T), dtype=np.int32)
@@ -244,9 +246,17 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                                   local, kparams, lane_addr, lane_space, lane_off, limits, fault, W, shbase)
                     if st != C.ST_OK:
                         return st, steps, thread_insts, pc, nlog, nrow, log, addr
-            elif opc == C.OP_HOST:
-                with objmode(st="int64"):
-                    st = host_step(kid, pc, xs[:nx], act[:ne], g >= 0, steps, lane_addr, lane_space)
+            elif opc == C.OP_HOST or opc == C.OP_WMMA:
+                st = C.ST_FALLBACK
+                if opc == C.OP_WMMA:
+                    if P[pc, C.AUX] == C.WM_MMA:
+                        st = wmma_mma(pc, xs, nx, regs, T, P, F)
+                    else:
+                        st = wmma_ldst(pc, xs, nx, regs, T, P, F, O, sctx, ctas, steps, shbase, heap, shared,
+                                       local, lane_addr, lane_space, limits, W)
+                if st == C.ST_FALLBACK:
+                    with objmode(st="int64"):
+                        st = host_step(kid, pc, xs[:nx], act[:ne], g >= 0, steps, lane_addr, lane_space)
                 if st != C.ST_OK:
                     return st, steps, thread_insts, pc, nlog, nrow, log, addr
             elif opc >= C.OP_SHFL and opc <= C.OP_ACTIVEMASK:
@@ -268,7 +278,8 @@ def run(P, D, DB, O, OF, n, T, valid, regs, sctx, ctas, heap, shared, local, kpa
                     hot = exec_hot(pc, opc, xs, nx, nx == T, R, RF, P, D, DB, O, OF, cnan, scr)
                 if not hot and not hot_mov_sreg(pc, opc, xs, nx, T, R, P, D, DB, O, sctx, ctas, steps, W[5]):
                     exec_alu(pc, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD)
-            if P[pc, C.SPACE] == 6 and (opc == C.OP_HOST or (opc >= C.OP_LD and opc <= C.OP_ATOM)):
+            if P[pc, C.SPACE] == 6 and (opc == C.OP_HOST or opc == C.OP_WMMA or
+                                        (opc >= C.OP_LD and opc <= C.OP_ATOM)):
                 # generic addresses: the one space of all lanes, or -2 when they differ
                 single = lane_space[xs[0]]
                 for q in range(1, nx):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.machine import Batch, MemoryFault
 from warpsim.frontend.ptx.types import storage
 
-_LIVE: dict[int, HostBatch] = {}
+_LIVE: dict[int, HostBatch | Callable[[], HostBatch]] = {}
 _IDS = itertools.count(1)
 
 if sys.byteorder != "little":          # the register views below read each row's low bytes
@@ -91,17 +92,23 @@ class HostBatch(Batch):
         return C.ST_OK
 
 
-def open_batch(hb: HostBatch) -> int:
-    """Register a batch for the engine's callbacks; its id goes to the engine."""
+def open_batch(hb: HostBatch | Callable[[], HostBatch]) -> int:
+    """Register a batch (or how to build it, on its first host step) for the engine's callbacks; its id
+    goes to the engine."""
     kid = next(_IDS)
     _LIVE[kid] = hb
     return kid
 
 
 def close_batch(kid: int) -> HostBatch | None:
-    return _LIVE.pop(kid, None)
+    """Forget a batch; returns its HostBatch if one was built."""
+    hb = _LIVE.pop(kid, None)
+    return hb if isinstance(hb, HostBatch) else None
 
 
 def host_step(kid, pc, xs, act, guarded, steps, lane_addr, lane_space) -> int:
     """The engine's callback (from object mode): one reference instruction on batch `kid`."""
-    return _LIVE[int(kid)].step(int(pc), xs, act, bool(guarded), int(steps), lane_addr, lane_space)
+    hb = _LIVE[int(kid)]
+    if not isinstance(hb, HostBatch):
+        hb = _LIVE[int(kid)] = hb()
+    return hb.step(int(pc), xs, act, bool(guarded), int(steps), lane_addr, lane_space)

@@ -9,8 +9,8 @@ fully overwrites it never shows its initial value: its row may keep the previous
 
 Conservative by construction: only the forms the engine writes in full (arithmetic, conversions,
 moves, setp/selp, loads) count as writes, and registers named by shuffles (which read other lanes,
-possibly inactive ones) or by instructions the reference runs (host_steps.py: warp-wide matrix
-fragments among them) are always zeroed.
+possibly inactive ones), by warp-wide matrix instructions (an MMA reads every lane's fragment) or
+by instructions the reference runs (host_steps.py) are always zeroed.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def registers_to_zero(kernel, tables: dict) -> np.ndarray:
             continue
         for r in reads[i]:
             bit = 1 << r
-            if P[i, C.OPC] in (C.OP_SHFL, C.OP_HOST) or not written_in[i] & bit:
+            if P[i, C.OPC] in (C.OP_SHFL, C.OP_HOST, C.OP_WMMA) or not written_in[i] & bit:
                 need |= bit
     return np.array([r for r in range(nreg) if need >> r & 1], dtype=np.int64)
 
