@@ -191,7 +191,8 @@ def cvt(dt, st, x, rnd=None, ftz=False, sat=False):
             elif dt == "f16":
                 if (rnd or "rn") != "rn":
                     raise NotImplementedError("cvt to f16 supports only .rn")
-                r = xs.astype(np.float16)
+                r = xs.astype(np.float16)       # a NaN becomes the canonical half NaN, as on the GPU
+                r = np.where(r != r, np.uint16(0x7FFF).view(np.float16), r)
             else:
                 r = xs.astype(NP[dt])
             return _post(dt, r, ftz, sat, canon=(st != dt))

@@ -71,7 +71,7 @@ def exec_alu(i, xs, nx, regs, T, P, D, DB, O, OF, sctx, ctas, steps, W, WF, WD):
     opc = P[i, C.OPC]
     tc = P[i, C.TY]
     if opc >= C.OP_FADD and opc <= C.OP_FCOS or opc == C.OP_CVT_FF or opc == C.OP_CVT_FI or \
-            (opc == C.OP_SETP and tc & C.FLOAT):
+            opc == C.OP_CVT_H or (opc == C.OP_SETP and tc & C.FLOAT):
         exec_float(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, WD, sctx, ctas, steps)
         return
     A, B, Cc, R, R2, S = W[0], W[1], W[2], W[3], W[4], W[5]

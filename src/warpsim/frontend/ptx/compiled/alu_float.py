@@ -9,8 +9,18 @@ import numpy as np
 from numba import njit
 
 from warpsim.frontend.ptx.compiled import codes as C
-from warpsim.frontend.ptx.compiled.lanes import setp_finish
-from warpsim.frontend.ptx.compiled.scalar import fmin, ftz32, mul64, sat32, sat64, two_prod, two_sum
+from warpsim.frontend.ptx.compiled.lanes import operand, setp_finish
+from warpsim.frontend.ptx.compiled.scalar import (
+    f64_to_half,
+    fmin,
+    ftz32,
+    half_to_f64,
+    mul64,
+    sat32,
+    sat64,
+    two_prod,
+    two_sum,
+)
 from warpsim.frontend.ptx.compiled.vec import gather_f32, gather_f64, scatter, scatter_f32, scatter_f64
 
 _SIGN = np.int64(-9223372036854775808)
@@ -86,6 +96,34 @@ def _f2i(x, mode, tc):
 
 
 
+@njit(cache=True)
+def _cvt_half(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, sctx, ctas, steps):
+    """cvt.rn.f16.f32 (nearest even; NaN -> 0x7FFF) and cvt.f32.f16 (exact; NaN -> the canonical
+    f32 NaN); .ftz flushes an f32 source only (the reference's ftz ignores halves); .sat clamps to
+    [0, 1] with -0 kept and NaN -> +0, as sem_float's cvt does."""
+    sat = (P[i, C.AUX2] & C.F_SAT) != 0
+    if P[i, C.AUX] == 0:
+        ftz = (P[i, C.AUX2] & C.F_FTZ) != 0
+        FA, R = WF[0], W[3]
+        gather_f32(regs, T, O, OF, i, 0, xs, nx, FA)
+        for q in range(nx):
+            h = f64_to_half(np.float64(ftz32(FA[q]) if ftz else FA[q]))
+            if sat:
+                if h == 0x7FFF or (h & 0x8000 and h != 0x8000):
+                    h = 0
+                elif not h & 0x8000 and h > 0x3C00:          # above 1.0
+                    h = 0x3C00
+            R[q] = h
+        scatter(regs, T, D, DB, i, 0, xs, nx, R, P[i, C.TY])
+        return
+    A, FR = W[0], WF[3]
+    operand(regs, T, O, i, 0, xs, nx, A, sctx, ctas, steps, W[5])
+    for q in range(nx):
+        r = np.float32(half_to_f64(A[q] & 0xFFFF))
+        FR[q] = sat32(r) if sat else r
+    scatter_f32(regs, T, D, i, xs, nx, FR, True)
+
+
 @njit(cache=True, error_model="numpy")
 def exec_float(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, WD, sctx, ctas, steps):
     opc = P[i, C.OPC]
@@ -94,6 +132,9 @@ def exec_float(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, WD, sctx, ctas, steps
     aux2 = P[i, C.AUX2]
     f64 = (tc & 15) == 8
     R, R2, Cc = W[3], W[4], W[2]
+    if opc == C.OP_CVT_H:
+        _cvt_half(i, xs, nx, regs, T, P, D, DB, O, OF, W, WF, sctx, ctas, steps)
+        return
     if opc == C.OP_CVT_FF or opc == C.OP_CVT_FI:
         src64 = (P[i, C.TY2] & 15) == 8
         ftz = (aux2 & C.F_FTZ) != 0

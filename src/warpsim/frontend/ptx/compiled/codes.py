@@ -32,9 +32,10 @@ C_NORMAL, C_BRANCH, C_EXIT, C_TRAP = 0, 1, 2, 3
  OP_FRSQRT, OP_FEX2, OP_FLG2, OP_FSIN, OP_FCOS,
  OP_LD, OP_ST, OP_LDK, OP_ATOM,
  OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_PACK, OP_UNPACK,
- OP_HOST, OP_WMMA) = range(61)
+ OP_HOST, OP_WMMA, OP_CVT_H) = range(62)
 # OP_HOST: a form without a compiled implementation, run by the reference emulator (host_steps.py)
 # OP_WMMA: wmma.load/store/mma (mma.py); its fragment registers are in the F table
+# OP_CVT_H: cvt between f32 and f16 (AUX 0: f16 <- f32, 1: f32 <- f16); the f16 side is raw 16 bits
 
 # setp comparisons (AUX)
 (CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU, CMP_GEU,

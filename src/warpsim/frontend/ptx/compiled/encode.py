@@ -370,6 +370,14 @@ class Encoder:
         dt, st = ts
         rnd = next((m for m in mods if m in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi")), None)
         ftz, sat = "ftz" in mods, "sat" in mods
+        if (dt, st) in (("f16", "f32"), ("f32", "f16")) and rnd in (None, "rn"):
+            row[C.OPC], row[C.AUX] = C.OP_CVT_H, int(dt == "f32")
+            row[C.AUX2] = (C.F_FTZ if ftz else 0) | (C.F_SAT if sat else 0)
+            td, ts_ = ("u16", "f32") if dt == "f16" else ("f32", "u16")     # a half moves as its bits
+            row[C.TY], row[C.TY2] = tcode(td), tcode(ts_)
+            self.dst(i, 0, fi.ops[0], td)
+            self.src(i, 0, fi.ops[1], ts_)
+            return
         if "f16" in ts or "bf16" in ts or "tf32" in ts or "pred" in ts:
             raise NotCompiled(f"cvt.{dt}.{st}")
         row[C.TY], row[C.TY2] = tcode(dt), tcode(st)

@@ -24,6 +24,7 @@ from numba import njit
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.jit import borrowing
 from warpsim.frontend.ptx.compiled.lanes import operand, ult
+from warpsim.frontend.ptx.compiled.scalar import f64_to_half, half_to_f64
 from warpsim.frontend.ptx.memory import GLOBAL_BASE, LOCAL_BASE, LOCAL_WINDOW, SHMEM_BASE, SHMEM_WINDOW
 
 _GB = np.int64(GLOBAL_BASE)
@@ -33,46 +34,6 @@ _SE = np.int64(SHMEM_BASE + SHMEM_WINDOW)
 _LE = np.int64(LOCAL_BASE + LOCAL_WINDOW)
 _F32_MAX = np.float32(3.4028234663852886e38)
 _CNT = 4 * C.F_GROUP          # F column of the first group's register count
-_POW2 = np.array([math.ldexp(1.0, e - 25) for e in range(32)])     # an f16 exponent field's scale
-
-
-@njit(inline="always")
-def half_to_f64(h):
-    """f16 bits -> float64, exactly (infinities and NaNs as such; NaN payloads are not kept)."""
-    e = (h >> 10) & 0x1F
-    m = h & 0x3FF
-    if e == 0:
-        v = m * 5.9604644775390625e-08            # m * 2**-24
-    elif e == 31:
-        v = np.inf if m == 0 else np.nan
-    else:
-        v = (1024 + m) * _POW2[e]
-    return -v if h & 0x8000 else v
-
-
-@njit(inline="always")
-def f64_to_half(x):
-    """float64 -> f16 bits, round to nearest even (numpy's float16 cast); NaN -> 0x7FFF."""
-    if x != x:
-        return np.int64(0x7FFF)
-    sign = np.int64(0x8000) if math.copysign(1.0, x) < 0.0 else np.int64(0)
-    ax = abs(x)
-    if ax >= 65520.0:                              # half-way to 2**16 and beyond rounds to infinity
-        return sign | 0x7C00
-    if ax < 6.103515625e-05:                       # below 2**-14: subnormal, quantum 2**-24
-        q = ax * 16777216.0
-        ex = -15
-    else:
-        _, ex = math.frexp(ax)                     # ax = f * 2**ex, 0.5 <= f < 1
-        q = math.ldexp(ax, 11 - ex)                # 1024 <= q < 2048, exact
-    r = math.floor(q)
-    d = q - r
-    if d > 0.5 or (d == 0.5 and r % 2 == 1):
-        r += 1.0
-    ri = np.int64(r)
-    if ex == -15:
-        return sign | ri                           # 1024 is the smallest normal's encoding
-    return sign | (((ex + 14) << 10) + ri - 1024)  # a carry to 2048 moves into the exponent
 
 
 @njit(inline="always")
