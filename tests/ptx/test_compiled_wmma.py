@@ -222,3 +222,51 @@ def test_half_conversions_compile_and_match_the_reference(form):
     np.testing.assert_array_equal(results[0].view(np.uint8), results[1].view(np.uint8))
     if to_half:                  # what the GPU writes for a NaN: the canonical half NaN, whatever its payload
         assert (results[1][np.isnan(src[1])] == (0 if "sat" in form else 0x7FFF)).all()
+
+
+ALIASED = """.version 8.0
+.target sm_75
+.address_size 64
+.visible .entry al(.param .u64 out)
+{
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b8 tile[1024];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mul.lo.u32 %r3, %r1, 65537;
+  st.shared.u32 [%r2], %r3;
+  bar.sync 0;
+  mov.u32 %r10, 0;
+  wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17},
+      [%r10], 16;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 32;
+  add.s64 %rd1, %rd1, %rd2;
+  st.global.v4.u32 [%rd1], {%r10, %r11, %r12, %r13};
+  st.global.v4.u32 [%rd1+16], {%r14, %r15, %r16, %r17};
+  ret;
+}
+"""
+
+
+def test_a_load_into_its_own_address_register_is_left_to_the_reference():
+    k = load_ptx(ALIASED, device=Device(capacity=1 << 20)).kernel("al")
+    tb = CompiledKernel(k).tables
+    load = next(i for i, fi in enumerate(k.prog.insts) if fi.base == "wmma")
+    assert load in {i for i, _ in tb["host"]} and not tb["fallback"]
+    got = []
+    for engine in ("compiled", "numpy"):
+        dev = Device(capacity=1 << 20)
+        mod = load_ptx(ALIASED, device=dev)
+        mod.engine = engine
+        out = dev.to_device(np.zeros((32, 8), np.uint32))
+        mod.launch("al", 1, 32, [out])
+        got.append(dev.to_host(out))
+    np.testing.assert_array_equal(got[0], got[1])
+    # lane l holds halves 8l..8l+7 of the tile (four words: only words 0..31 were written), then the
+    # same four again
+    words = np.zeros(128, np.uint32)
+    words[:32] = np.arange(32) * 65537
+    want = words.reshape(32, 4)
+    np.testing.assert_array_equal(got[0], np.concatenate([want, want], axis=1))

@@ -70,13 +70,17 @@ def _ldst(enc, i: int, fi, M: int, N: int, K: int, store: bool) -> None:
     n = _fragment(enc, i, 0, fref, 8 if esz == 8 else 4) * max(1, 4 // esz)
     if n < u or n % u:
         raise Unsupported(f"a fragment of {n} elements for {u} per lane")
+    frag = set(enc.F[i, :C.F_GROUP][:enc.F[i, 4 * C.F_GROUP]].tolist())
+    stride = fi.ops[2] if len(fi.ops) > 2 else None
+    if not store and (aref.rid in frag or stride is not None and stride.kind == "reg" and stride.rid in frag):
+        raise Unsupported("a load into its own address or stride register")
     row = enc.P[i]
     row[C.OPC], row[C.AUX], row[C.SPACE] = C.OP_WMMA, C.WM_STORE if store else C.WM_LOAD, sp
     row[C.NBT], row[C.NVEC], row[C.TY], row[C.TY2] = esz, u, rows, cols
     row[C.AUX2] = int("col" in mods)
     enc.address(i, aref)
-    if len(fi.ops) > 2:
-        enc.src(i, 0, fi.ops[2], "u32")
+    if stride is not None:
+        enc.src(i, 0, stride, "u32")
     else:                                  # the default leading dimension: the matrix's own
         o = enc.O[i, 0]
         o[0], o[1], o[3] = C.K_IMM, rows if "col" in mods else cols, 4

@@ -84,39 +84,70 @@ def _place(sp, a, lane, shbase, lop, limits, esz):
     return sp, o
 
 
+@njit(inline="always")
+def _place_run(sp, a, n, lane, shbase, lop, limits, esz):
+    """_place for n contiguous elements from address a: both ends in one space and in bounds, so
+    every element between is; offset -1 otherwise (the caller then lets the reference decide)."""
+    s, o = _place(sp, a, lane, shbase, lop, limits, esz)
+    if o >= 0 and n > 1:
+        s2, o2 = _place(sp, a + (n - 1) * esz, lane, shbase, lop, limits, esz)
+        if s2 != s or o2 - o != (n - 1) * esz:
+            o = np.int64(-1)
+    return s, o
+
+
 @borrowing()
 def wmma_ldst(i, xs, nx, regs, T, P, F, O, sctx, ctas, steps, shbase, heap, shared, local, lane_addr,
               lane_space, limits, W):
-    """wmma.load / wmma.store for the executing lanes xs; ST_FALLBACK (nothing changed) on a fault.
+    """wmma.load / wmma.store for the executing lanes xs; ST_FALLBACK on a fault, before a store has
+    written anything (a load may have filled registers: the launch ends in the reference's error
+    anyway, and encode_mma keeps a load's address and stride out of its fragment).
 
-    Lane l's element e is entry l*u + e of the row-major matrix: its row and column advance
-    column-first from the lane's first entry (no division per element). Elements move byte by byte
-    (little-endian), so no buffer is viewed per element size."""
+    Lane l's element e is entry l*u + e of the row-major matrix, so a lane's elements come in runs
+    along a row: contiguous in memory when the layout is row-major (one bounds check a run), a
+    stride apart when it is column-major. Elements move byte by byte (little-endian), so no buffer
+    is viewed per element size."""
     sp, esz, u, cols, col_major = P[i, C.SPACE], P[i, C.NBT], P[i, C.NVEC], P[i, C.TY2], P[i, C.AUX2]
     store = P[i, C.AUX] == C.WM_STORE
     lop = sctx[11]
-    stride, base = W[0], W[1]
+    stride, base, acc = W[0], W[1], W[3]
     operand(regs, T, O, i, 0, xs, nx, stride, sctx, ctas, steps, W[2])
+    lg = 2 if esz == 1 else 1 if esz == 2 else 0     # log2 of the elements per register
+    nreg = F[i, _CNT]
     for q in range(nx):
         lane = xs[q]
         b0 = _base(i, lane, regs, T, P)
         base[q] = b0
+        for rr in range(nreg):
+            acc[rr] = 0
         k = (lane & 31) * u
         r, c = k // cols, k % cols
-        for e in range(u):
+        e = 0
+        while e < u:
+            n = 1 if col_major else min(u - e, cols - c)
             a = b0 + (c * stride[q] + r if col_major else r * stride[q] + c) * esz
-            s, o = _place(sp, a, lane, shbase, lop, limits, esz)
+            s, o = _place_run(sp, a, n, lane, shbase, lop, limits, esz)
             if o < 0:
                 return C.ST_FALLBACK
             if e == 0:                           # the IR records the first element
                 lane_addr[lane] = a - _SB if s == 2 and sp == 6 else a + _LB if sp == 3 else a
                 lane_space[lane] = s
-            c += 1
+            if not store:
+                buf = shared if s == 2 else local if s == 3 else heap
+                for t in range(n):
+                    v = np.int64(0)
+                    for b in range(esz):
+                        v |= np.int64(buf[o + t * esz + b]) << (8 * b)
+                    for j in range(e + t, nreg << lg, u):     # registers past u elements repeat them
+                        acc[j >> lg] |= v << (8 * esz * (j & ((1 << lg) - 1)))
+            e += n
+            c += n
             if c == cols:
                 c = 0
                 r += 1
-    lg = 2 if esz == 1 else 1 if esz == 2 else 0     # log2 of the elements per register
-    nreg = F[i, _CNT]
+        if not store:
+            for rr in range(nreg):
+                regs[F[i, rr] * T + lane] = acc[rr]
     if store:        # element by element, lanes ascending: the reference's order, so its last writer
         for e in range(u):
             for q in range(nx):
@@ -129,26 +160,6 @@ def wmma_ldst(i, xs, nx, regs, T, P, F, O, sctx, ctas, steps, shbase, heap, shar
                 v = _elem_bits(regs, T, F, i, 0, lane, e, esz)
                 for b in range(esz):
                     buf[o + b] = np.uint8((v >> (8 * b)) & 0xFF)
-    else:
-        for q in range(nx):
-            lane = xs[q]
-            for rr in range(nreg):
-                regs[F[i, rr] * T + lane] = 0
-            k = (lane & 31) * u
-            r, c = k // cols, k % cols
-            for e in range(u):
-                a = base[q] + (c * stride[q] + r if col_major else r * stride[q] + c) * esz
-                s, o = _place(sp, a, lane, shbase, lop, limits, esz)
-                buf = shared if s == 2 else local if s == 3 else heap
-                v = np.int64(0)
-                for b in range(esz):
-                    v |= np.int64(buf[o + b]) << (8 * b)
-                for j in range(e, nreg << lg, u):      # registers past the u elements repeat them
-                    regs[F[i, j >> lg] * T + lane] |= v << (8 * esz * (j & ((1 << lg) - 1)))
-                c += 1
-                if c == cols:
-                    c = 0
-                    r += 1
     return C.ST_OK
 
 
