@@ -49,3 +49,34 @@ def test_two_loads_of_one_text_keep_their_own_globals():
         mod.launch("bump", 1, 1, (out,))
         results.append(int(dev.to_host(out)[0]))
     assert results == [6, 7, 6]          # the second device's counter starts again from 5
+
+
+def test_a_kernel_is_translated_once_per_parse_global_addresses_and_order(monkeypatch):
+    from warpsim.frontend.ptx import kernel as K
+
+    d1, d2 = Device(capacity=1 << 16), Device(capacity=1 << 16)
+    m1, m2 = load_ptx(_PTX, device=d1), load_ptx(_PTX, device=d2)
+    assert m1.globals == m2.globals                       # fresh devices place `counter` alike
+    k = m1.kernel("bump")
+    assert m2.kernel("bump") is k                         # decoded once ...
+    m1.engine = m2.engine = "compiled"
+    c1, c2 = m1.compiled(k), m2.compiled(k)
+    assert c1.tables is c2.tables and c1._scratch is not c2._scratch   # ... encoded once, own scratch
+    d3 = Device(capacity=1 << 16)
+    d3.malloc(256, 256)                                   # `counter` lands elsewhere: a new link
+    m3 = load_ptx(_PTX, device=d3)
+    assert m3.globals != m1.globals and m3.kernel("bump") is not k
+    monkeypatch.setenv("WARPSIM_PTX_ORDER", "source")
+    assert load_ptx(_PTX, device=Device(capacity=1 << 16)).kernel("bump") is not k
+    monkeypatch.delenv("WARPSIM_PTX_ORDER")
+    for i in range(K.TRANSLATED_ENTRIES + 1):
+        load_ptx(_PTX + f"\n// {i}\n", device=Device(capacity=1 << 16)).kernel("bump")
+    assert len(K._TRANSLATED) <= K.TRANSLATED_ENTRIES
+    # each device still runs on its own data
+    outs = []
+    for d, m in ((d1, m1), (d2, m2)):
+        o = d.to_device(np.zeros(1, np.uint32))
+        m.launch("bump", 1, 1, [o])
+        m.launch("bump", 1, 1, [o])
+        outs.append(int(d.to_host(o)[0]))
+    assert outs == [7, 7]

@@ -3,6 +3,7 @@ schedule.py), post-dominators, and static IR columns."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import replace
 
 import numpy as np
@@ -10,7 +11,7 @@ import numpy as np
 from warpsim.frontend.ptx.cfg import immediate_postdominators, successors
 from warpsim.frontend.ptx.decode import Op, decode_program
 from warpsim.frontend.ptx.grid_sync import grid_arrivals, uses_grid_sync
-from warpsim.frontend.ptx.program import Program
+from warpsim.frontend.ptx.program import Program, link
 from warpsim.frontend.ptx.schedule import default_order, schedule
 from warpsim.frontend.ptx.types import nbytes
 from warpsim.ir.kinds import FLAG_GRID_SYNC, InstKind
@@ -56,10 +57,33 @@ class Kernel:
             self.block_of[start:] = bi
         self.is_leader = np.zeros(n, dtype=bool)
         self.is_leader[leaders] = True
+        self.encoded = None         # the compiled engine's tables, built once (compiled/batch.py)
 
     @property
     def num_ir_regs(self) -> int:
         return max(self.prog.num_regs, 1)
+
+
+TRANSLATED_ENTRIES = 64
+_TRANSLATED: OrderedDict = OrderedDict()
+
+
+def linked_kernel(ast, name: str, global_syms: dict) -> Kernel:
+    """The decoded kernel for a parsed module's entry, reused while the same parse (parse_cached
+    returns one per text), global addresses and instruction order come again: a campaign or a
+    worker running a program again, or another device loading it, skips linking, decoding and
+    encoding (up to a third of a small tensor-core run). Kernels are read-only after
+    construction, so sharing one is safe."""
+    key = (id(ast), name, tuple(sorted(global_syms.items())), default_order())
+    hit = _TRANSLATED.get(key)
+    if hit is not None and hit[0] is ast:            # the entry keeps ast alive, so its id is unique
+        _TRANSLATED.move_to_end(key)
+        return hit[1]
+    k = Kernel(link(ast, name, global_syms))
+    _TRANSLATED[key] = (ast, k)
+    if len(_TRANSLATED) > TRANSLATED_ENTRIES:
+        _TRANSLATED.popitem(last=False)
+    return k
 
 
 def _block_starts(prog: Program, ops: list[Op]) -> list[int]:

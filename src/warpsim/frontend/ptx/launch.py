@@ -16,11 +16,11 @@ from warpsim.frontend.ptx.checks import check_function_ends, read_ptx_file
 from warpsim.frontend.ptx.compiled.batch import CompiledKernel, profile_counts
 from warpsim.frontend.ptx.compiled.batch import cta_traces as compiled_traces
 from warpsim.frontend.ptx.compiled.batch import run_batch as run_compiled
-from warpsim.frontend.ptx.kernel import Kernel
+from warpsim.frontend.ptx.kernel import Kernel, linked_kernel
 from warpsim.frontend.ptx.machine import Batch, run_batch
 from warpsim.frontend.ptx.memory import LOCAL_BASE, SHMEM_BASE, Device, DeviceArray
 from warpsim.frontend.ptx.parser import parse_cached
-from warpsim.frontend.ptx.program import link, place_globals
+from warpsim.frontend.ptx.program import place_globals
 from warpsim.frontend.ptx.recorder import ProfileRecorder, TraceRecorder
 from warpsim.frontend.ptx.replay import DONE, PENDING, RUNNING, Replay, ReplaySource
 from warpsim.frontend.ptx.types import NP
@@ -200,7 +200,7 @@ class Module:
     def kernel(self, name: str) -> Kernel:
         k = self._kernels.get(name)
         if k is None:
-            k = Kernel(link(self.ast, name, self.globals))
+            k = linked_kernel(self.ast, name, self.globals)
             self._kernels[name] = k
         return k
 

@@ -27,12 +27,13 @@ class CompiledKernel:
         self._kp_bytes: bytes | None = None
         self._kp = np.zeros(16, dtype=np.uint8)
         self.zero_rows: np.ndarray | None = None
-        try:
-            self.tables = encode(kernel)
-        except NotCompiled as e:
-            self.reason = str(e)
-            return
-        self.zero_rows = registers_to_zero(kernel, self.tables)
+        if kernel.encoded is None:          # once per kernel; each CompiledKernel has its own scratch
+            try:
+                tables = encode(kernel)
+                kernel.encoded = (tables, None, registers_to_zero(kernel, tables))
+            except NotCompiled as e:
+                kernel.encoded = (None, str(e), None)
+        self.tables, self.reason, self.zero_rows = kernel.encoded
 
     def registers(self, nreg: int, T: int) -> np.ndarray:
         """The batch's register file, reused from the previous batch with only the rows a thread may
