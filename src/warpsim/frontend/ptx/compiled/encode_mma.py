@@ -95,8 +95,9 @@ def _mma(enc, i: int, fi, M: int, N: int, K: int) -> None:
     for grp, ref in enumerate(fi.ops[:4]):
         elems, t = need[grp]
         per = 4 // S.ESIZE[t]
-        if _fragment(enc, i, grp, ref, 4) * per < elems // 32:
-            raise Unsupported("a fragment shorter than its matrix share")
+        n = _fragment(enc, i, grp, ref, 4) * per
+        if n < elems // 32 or grp == 0 and n % (elems // 32):     # D repeats whole shares, as scatter
+            raise Unsupported("a fragment that does not hold its matrix share")
     row = enc.P[i]
     row[C.OPC], row[C.AUX], row[C.TY], row[C.TY2], row[C.NVEC] = C.OP_WMMA, C.WM_MMA, M, N, K
     row[C.AUX2] = (_INPUTS[atype] | _INPUTS[btype] << 4 | _ACCUMULATORS[ctype] << 8
