@@ -12,10 +12,12 @@ NP = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8,
 UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 SINT = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 TYPES = set(NP)
+_NBYTES = {t: 1 if t == "pred" else np.dtype(d).itemsize for t, d in NP.items()}
 
 
 def nbytes(t: str) -> int:
-    return 1 if t == "pred" else np.dtype(NP[t]).itemsize
+    """A type's size in bytes (a table: decoding a large kernel asks tens of thousands of times)."""
+    return _NBYTES[t]
 
 
 def storage(t: str):

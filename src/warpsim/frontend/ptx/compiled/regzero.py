@@ -39,11 +39,11 @@ def _reads(i: int, fi, tables: dict) -> set[int]:
     return out
 
 
-def _successors(i: int, n: int, P: np.ndarray) -> list[int]:
-    opc, guarded = int(P[i, C.OPC]), P[i, C.GUARD] >= 0
+def _successors(i: int, n: int, row: list[int]) -> list[int]:
+    opc, guarded = row[C.OPC], row[C.GUARD] >= 0
     nxt = [i + 1] if i + 1 < n else []
     if opc == C.OP_BRA:
-        tgt = int(P[i, C.TARGET])
+        tgt = row[C.TARGET]
         return (nxt if guarded else []) + ([tgt] if 0 <= tgt < n else [])
     if opc in (C.OP_EXIT, C.OP_TRAP):
         return nxt if guarded else []
@@ -52,7 +52,7 @@ def _successors(i: int, n: int, P: np.ndarray) -> list[int]:
 
 def registers_to_zero(kernel, tables: dict) -> np.ndarray:
     """The register ids a batch of this kernel must start at zero (ascending)."""
-    P, D = tables["P"], tables["D"]
+    P, D = tables["P"].tolist(), tables["D"]          # rows as lists: no numpy scalar per lookup
     insts = kernel.prog.insts
     n = len(kernel.ops)
     nreg = max(kernel.prog.num_regs, 1)
@@ -62,11 +62,11 @@ def registers_to_zero(kernel, tables: dict) -> np.ndarray:
     reads = [_reads(i, insts[i], tables) for i in range(n)]
     defs = [0] * n
     for i in range(n):
-        if P[i, C.GUARD] < 0 and int(P[i, C.OPC]) in _FULL_WRITE:
+        if P[i][C.GUARD] < 0 and P[i][C.OPC] in _FULL_WRITE:
             for r in D[i]:
                 if r >= 0:
                     defs[i] |= 1 << int(r)
-    succ = [_successors(i, n, P) for i in range(n)]
+    succ = [_successors(i, n, P[i]) for i in range(n)]
     # must-be-written sets on entry to each instruction: the intersection over its predecessors
     written_in = [everything] * n
     written_in[0] = 0
@@ -91,7 +91,7 @@ def registers_to_zero(kernel, tables: dict) -> np.ndarray:
             continue
         for r in reads[i]:
             bit = 1 << r
-            if P[i, C.OPC] in (C.OP_SHFL, C.OP_HOST, C.OP_WMMA) or not written_in[i] & bit:
+            if P[i][C.OPC] in (C.OP_SHFL, C.OP_HOST, C.OP_WMMA) or not written_in[i] & bit:
                 need |= bit
     return np.array([r for r in range(nreg) if need >> r & 1], dtype=np.int64)
 
