@@ -9,9 +9,9 @@ generic address element by element, as the reference splits it), and MMAs of f16
 f32/f16 accumulators. Products of f16 or bf16 values are exact in float64, so whether the compiler
 fuses a product into its sum does not change a bit.
 
-A load or store first checks every address it will touch; if any would fault it returns
-ST_FALLBACK having changed nothing, and the engine runs the reference's closure for the step
-(host_steps.py), which reports the fault exactly as the numpy emulator does.
+An access that would fault makes the step return ST_FALLBACK (a store before writing anything) and
+the engine runs the reference's closure for it (host_steps.py), which reports the fault exactly as
+the numpy emulator does.
 """
 
 from __future__ import annotations
