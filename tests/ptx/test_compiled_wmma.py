@@ -270,3 +270,16 @@ def test_a_load_into_its_own_address_register_is_left_to_the_reference():
     words[:32] = np.arange(32) * 65537
     want = words.reshape(32, 4)
     np.testing.assert_array_equal(got[0], np.concatenate([want, want], axis=1))
+
+
+@pytest.mark.parametrize("engine", ["numpy", "compiled"])
+def test_a_half_written_to_a_32_bit_register_is_its_bits(engine):
+    """Registers hold bits: cvt.rn.f16.f32 into a .b32 register leaves the half's 16 bits,
+    zero-extended (the reference used to convert the value: 1.5 became 1)."""
+    import oprunner
+
+    x = np.array([1.5, -2.25, 65504.0, 1e6, np.nan], np.float32)
+    _, mod, _ = oprunner._module("cvt.rn.f16.f32 %d0, %a0", ("f32",), ("u32",))
+    mod.engine = engine
+    got = oprunner.run("cvt.rn.f16.f32 %d0, %a0", [("f32", x)], ["u32"])[0]
+    assert [int(v) for v in got] == [0x3E00, 0xC080, 0x7BFF, 0x7C00, 0x7FFF]

@@ -100,6 +100,8 @@ class Batch:
         """val as an array of the register's storage type and the batch's length."""
         dt = cur.dtype
         v = np.asarray(val)
+        if v.dtype.kind == "f" and v.dtype.itemsize < dt.itemsize and dt.kind == "u":
+            v = v.view(f"u{v.dtype.itemsize}")      # a half in a wider register: its bits, zero-extended
         if v.dtype != dt:
             if v.dtype.itemsize == dt.itemsize and v.ndim:
                 v = v.view(dt)
