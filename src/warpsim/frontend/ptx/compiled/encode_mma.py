@@ -67,10 +67,11 @@ def _ldst(enc, i: int, fi, M: int, N: int, K: int, store: bool) -> None:
         raise Unsupported("fragment address operand")
     rows, cols = _frag_dims(mods[1], M, N, K)
     u = rows * cols // 32
-    n = _fragment(enc, i, 0, fref, 8 if esz == 8 else 4) * max(1, 4 // esz)
+    nregs = _fragment(enc, i, 0, fref, 8 if esz == 8 else 4)
+    n = nregs * max(1, 4 // esz)
     if n < u or n % u:
         raise Unsupported(f"a fragment of {n} elements for {u} per lane")
-    frag = set(enc.F[i, :C.F_GROUP][:enc.F[i, 4 * C.F_GROUP]].tolist())
+    frag = set(enc.F[i, :nregs].tolist())
     stride = fi.ops[2] if len(fi.ops) > 2 else None
     if not store and (aref.rid in frag or stride is not None and stride.kind == "reg" and stride.rid in frag):
         raise Unsupported("a load into its own address or stride register")
