@@ -62,35 +62,44 @@ def _readable(symbol: str) -> str:
 
 
 def _symbols() -> list[tuple[int, int, str]]:
+    """Every loaded numba function of the functional engine and of the timing core (with its
+    memory models), placed by its library's symbol table."""
+    import warpsim.frontend.ptx.compiled as engine
+    import warpsim.timing as timing
+
+    rows = []
+    for pkg in (engine, timing):
+        for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+            rows += _module_symbols(importlib.import_module(m.name), m.name.removeprefix(pkg.__name__ + "."))
+    rows += _runtime_symbols()
+    return sorted(rows)
+
+
+def _module_symbols(mod, short: str) -> list[tuple[int, int, str]]:  # noqa: ANN001 (a module)
     from elftools.elf.elffile import ELFFile
     from numba.core.registry import CPUDispatcher
 
-    import warpsim.frontend.ptx.compiled as pkg
     rows = []
-    for m in pkgutil.iter_modules(pkg.__path__):
-        mod = importlib.import_module(f"{pkg.__name__}.{m.name}")
-        for name, disp in vars(mod).items():
-            if not isinstance(disp, CPUDispatcher) or disp.__module__ != mod.__name__:
+    for name, disp in vars(mod).items():
+        if not isinstance(disp, CPUDispatcher) or disp.__module__ != mod.__name__:
+            continue
+        for cres in disp.overloads.values():
+            buf = getattr(cres.library, "_warpsim_object", None)
+            if buf is None:
                 continue
-            for cres in disp.overloads.values():
-                buf = getattr(cres.library, "_warpsim_object", None)
-                if buf is None:
-                    continue
-                entry = cres.fndesc.llvm_func_name
-                addr = cres.library.get_pointer_to_function(entry)
-                table = ELFFile(io.BytesIO(bytes(buf))).get_section_by_name(".symtab")
-                funcs = [s for s in table.iter_symbols()
-                         if s["st_info"]["type"] == "STT_FUNC" and s["st_size"] > 0]
-                ent = next((s for s in funcs if s.name == entry), None)
-                if ent is None or not addr:
-                    continue
-                base = addr - ent["st_value"]
-                for s in funcs:
-                    if s["st_shndx"] == ent["st_shndx"]:      # placed with the entry's section
-                        label = f"{m.name}.{name}|{_readable(s.name)}"
-                        rows.append((base + s["st_value"], s["st_size"], label))
-    rows += _runtime_symbols()
-    return sorted(rows)
+            entry = cres.fndesc.llvm_func_name
+            addr = cres.library.get_pointer_to_function(entry)
+            table = ELFFile(io.BytesIO(bytes(buf))).get_section_by_name(".symtab")
+            funcs = [s for s in table.iter_symbols()
+                     if s["st_info"]["type"] == "STT_FUNC" and s["st_size"] > 0]
+            ent = next((s for s in funcs if s.name == entry), None)
+            if ent is None or not addr:
+                continue
+            base = addr - ent["st_value"]
+            for s in funcs:
+                if s["st_shndx"] == ent["st_shndx"]:      # placed with the entry's section
+                    rows.append((base + s["st_value"], s["st_size"], f"{short}.{name}|{_readable(s.name)}"))
+    return rows
 
 
 def _runtime_symbols() -> list[tuple[int, int, str]]:
