@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import warpsim
 import warpsim.api
@@ -36,7 +37,7 @@ def test_reference_is_cached_with_provenance_and_recomputed_when_the_model_chang
         return _Doc(1000 + len(calls))
 
     monkeypatch.setattr(warpsim.api, "simulate", fake)
-    doc, prov, reused = bench.full_reference(*args, tmp_path, "aaaa")
+    doc, prov, reused = bench.full_reference(*args, tmp_path, "aaaa", store=None)
     assert not reused and doc["total"]["cycles"] == 1001
     assert calls == [("rodinia/gaussian", "QV100", "tiny", "hierarchy", None)]
     stored = json.loads(bench.reference_path(tmp_path, *args).read_text())
@@ -44,10 +45,36 @@ def test_reference_is_cached_with_provenance_and_recomputed_when_the_model_chang
     prov_s = stored["provenance"]
     assert prov_s["model_digest"] == "aaaa" and prov_s["wall_seconds_end_to_end"] >= 0
     assert stored["document"] == doc
-    doc2, _, reused2 = bench.full_reference(*args, tmp_path, "aaaa")
+    doc2, _, reused2 = bench.full_reference(*args, tmp_path, "aaaa", store=None)
     assert reused2 and doc2 == doc and len(calls) == 1           # same model: no new full run
-    doc3, _, reused3 = bench.full_reference(*args, tmp_path, "bbbb")
+    doc3, _, reused3 = bench.full_reference(*args, tmp_path, "bbbb", store=None)
     assert not reused3 and doc3["total"]["cycles"] == 1002       # the model changed: recomputed
+
+
+def test_a_compact_reference_in_the_repository_serves_a_fresh_machine(tmp_path, monkeypatch):
+    """The full documents' cache is not in the repository; the compact store is, so a reference
+    computed once is reused on another machine (a fresh clone) while the digest matches."""
+    bench = _bench()
+    args = ("rodinia/gaussian", "tiny", "QV100", "hierarchy")
+    calls = []
+
+    def fake(target, gpu, **kw):
+        calls.append(target)
+        doc = _Doc(7000 + len(calls)).document
+        doc["kernels"] = [{"name": "k1", "cycles": 4000, "stalls": {"memory": 3}},
+                          {"name": "k2", "cycles": 3001}]
+        return SimpleNamespace(document=doc)
+
+    monkeypatch.setattr(warpsim.api, "simulate", fake)
+    store = tmp_path / "store"
+    bench.full_reference(*args, tmp_path / "cache_a", "d1", store=store)
+    kept = json.loads(bench.reference_path(store, *args).read_text())
+    assert kept["document"]["kernels"] == [["k1", 4000], ["k2", 3001]]       # stalls etc. left out
+    assert kept["provenance"]["model_digest"] == "d1"
+    doc, prov, reused = bench.full_reference(*args, tmp_path / "cache_b", "d1", store=store)
+    assert reused and doc["total"]["cycles"] == 7001 and len(calls) == 1     # the empty cache: the store
+    _, _, reused2 = bench.full_reference(*args, tmp_path / "cache_c", "d2", store=store)
+    assert not reused2 and len(calls) == 2                                    # the model changed
 
 
 def test_model_digest_covers_the_timing_model(tmp_path):
@@ -60,8 +87,16 @@ def test_model_digest_covers_the_timing_model(tmp_path):
     d0 = bench.model_digest(src)
     (src / "sampling" / "x.py").write_text("b = 2\n")      # sampling does not change a full run
     assert bench.model_digest(src) == d0
+    (src / "frontend" / "ptx" / "compiled").mkdir(parents=True)
+    (src / "frontend" / "ptx" / "compiled" / "hot.py").write_text("c = 1\n")   # held identical by tests
+    (src / "workloads").mkdir()
+    (src / "workloads" / "counts.json").write_text("{}\n")                      # data, not the model
+    assert bench.model_digest(src) == d0
+    (src / "frontend" / "ptx" / "parser.py").write_text("p = 1\n")
+    d1 = bench.model_digest(src)
+    assert d1 != d0
     (src / "timing" / "core.py").write_text("a = 2\n")
-    assert bench.model_digest(src) != d0
+    assert bench.model_digest(src) != d1
 
 
 def test_an_accepted_digest_reuses_a_reference_made_before_a_change(tmp_path, monkeypatch):
@@ -74,18 +109,16 @@ def test_an_accepted_digest_reuses_a_reference_made_before_a_change(tmp_path, mo
         return _Doc(5000 + len(calls))
 
     monkeypatch.setattr(warpsim.api, "simulate", fake)
-    bench.full_reference(*args, tmp_path, "old")
-    doc, prov, reused = bench.full_reference(*args, tmp_path, "new", accept=("old",))
+    bench.full_reference(*args, tmp_path, "old", store=None)
+    doc, prov, reused = bench.full_reference(*args, tmp_path, "new", accept=("old",), store=None)
     assert reused and doc["total"]["cycles"] == 5001 and prov["model_digest"] == "old"
     assert len(calls) == 1
-    _, _, reused2 = bench.full_reference(*args, tmp_path, "new", accept=("other",))
+    _, _, reused2 = bench.full_reference(*args, tmp_path, "new", accept=("other",), store=None)
     assert not reused2 and len(calls) == 2                        # not accepted: recomputed
 
 
 def test_the_table_gives_each_interval_its_half_width():
     """Coverage alone hides how wide an interval is: 10,000 +- 200 cycles is +-2.00 %."""
-    from types import SimpleNamespace
-
     bench = _bench()
     full = {"total": {"cycles": 10_100}}
     prov = {"wall_seconds_end_to_end": 100.0, "host": None}
