@@ -6,13 +6,15 @@ that are simulated). The memory model defaults to the realistic one (hierarchy).
 
 Full references are expensive, so each one is computed once and cached as a JSON file holding
 the full result document with its provenance: warpsim version, a digest of the model's sources
-(timing, frontend, IR, GPU descriptions, workloads: what a full run depends on), GPU, memory
-model, size, host, date and wall time. A cached reference is reused while the digest matches,
-and recomputed when the model changes. Speedups against a reference measured on another host
-are marked in the table.
+(timing, frontend, IR, GPU descriptions, workloads: what a full run depends on; not the compiled
+functional engine, which the tests hold identical to the reference, nor the counts table), GPU,
+memory model, size, host, date and wall time. The cache (`--cache`) is not in the repository; a
+compact copy of each reference (totals, each launch's cycles, the same provenance) is kept in
+`benchmarks/sampling/references/`, which is, so a fresh clone reuses it. A reference is reused
+while the digest matches, and recomputed when the model changes. Speedups against a reference
+measured on another host are marked in the table.
 
-Usage (standard sizes need the compiled functional engine to be practical; until then verify
-on tiny/small):
+Usage:
 
     python benchmarks/sampling/at_scale.py --size standard --out docs/sampling/at_scale.md
     python benchmarks/sampling/at_scale.py --size tiny --only gaussian --cache /tmp/refs
