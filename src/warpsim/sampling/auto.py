@@ -8,7 +8,10 @@ stability signals (online):
    rule), and a group is split by size into octaves of warp instructions (a CPI carries over
    between launches of similar size, not from a large launch to one 30x smaller: on
    rodinia/gaussian small, hierarchy memory, this halved the reuse error, -2.1 % -> -1.1 %, for 2
-   more simulated launches of 126). The first launch of a group is simulated, and in groups of 4 or
+   more simulated launches of 126). A kernel's first launch in the program, which finds its code
+   missing from the instruction cache, heads no group of three or more: it is simulated on its
+   own and the group starts at the second launch (`_cold_first_launches_apart`). The first
+   launch of a group is simulated, and in groups of 4 or
    more launches the middle one checks its CPI (away from the program's edges: a check next to the
    first repeated its state; four evenly spaced checks in groups of 16 or more were tried and did
    not improve the intervals' coverage, docs/sampling/at_scale_small_verification.md). Every other
