@@ -26,11 +26,13 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
 
-def _run(name: str, preset: str, sizes: dict | None, engine: str, repeat: int = 1) -> tuple[int, float]:
-    """(thread instructions, least CPU seconds of up to `repeat` runs). Runs stop repeating once they
-    have taken 2 s together: a millisecond run's single time carries the first use of a numba
-    specialisation or a collection of the previous workload's garbage (2dconv small: 37 ms once,
-    10 ms every time after), so the least of several is the run's cost, as timeit reports it."""
+def _run(name: str, preset: str, sizes: dict | None, engine: str,
+         repeat: int = 1) -> tuple[int, float, float]:
+    """(thread instructions, least CPU seconds of up to `repeat` runs, least of them inside launches).
+    Runs stop repeating once they have taken 2 s together: a millisecond run's single time carries
+    the first use of a numba specialisation or a collection of the previous workload's garbage
+    (2dconv small: 37 ms once, 10 ms every time after), so the least of several is the run's cost,
+    as timeit reports it."""
     os.environ["WARPSIM_PTX_ENGINE"] = engine
     from warpsim.workloads.runner import run_workload
 

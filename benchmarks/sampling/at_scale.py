@@ -57,7 +57,7 @@ def model_digest(src: Path = SRC) -> str:
             if any(rel.startswith(x) for x in DIGEST_EXCLUDES):
                 continue
             if path.is_file() and path.suffix in (".py", ".toml", ".ptx", ".cu", ".json"):
-                h.update(str(path.relative_to(src)).encode())
+                h.update(rel.encode())
                 h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -96,8 +96,10 @@ def full_reference(workload: str, size: str, gpu: str, memory: str, cache: Path,
     from warpsim.api import simulate
 
     path = reference_path(cache, workload, size, gpu, memory)
-    for where in ([path] + ([reference_path(store, workload, size, gpu, memory)] if store else [])):
-        if where.exists() and not refresh:
+    places = [path] + ([reference_path(store, workload, size, gpu, memory)] if store else [])
+    places = [] if refresh else places
+    for where in places:
+        if where.exists():
             entry = json.loads(where.read_text())
             if entry.get("provenance", {}).get("model_digest") in (digest, *accept):
                 if store and where == path:
