@@ -86,6 +86,10 @@ class ProgressTracker:
         if self.inner is not None and hasattr(self.inner, "observe_logs"):
             self.inner.observe_logs(warp_rows, block_rows, warp_lost, block_lost)
 
+    def take_skips(self) -> dict[int, tuple[int, str]]:
+        take = getattr(self.inner, "take_skips", None)
+        return take() if take is not None else {}
+
     def check(self, views) -> dict[int, str]:
         self.cycle = max((v.cycle for v in views), default=self.cycle)
         for v in views:

@@ -149,8 +149,8 @@ def test_reuse_rules_and_intervals_by_hand():
     assert plan.simulated_members(7) == [7, 9, 11] and plan.reused_members(7) == [8, 10]
     big = AutoPlan(0.02, {}, {20: list(range(20, 40))}, {}, {20: 4}, 100.0)
     assert big.simulated_members(20) == [20, 25, 30, 35] and len(big.reused_members(20)) == 16
-    out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, cycles=c)
-                                   for k, c in simulated_cycles.items()])
+    out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, skips=(),
+                                                   cycles=c) for k, c in simulated_cycles.items()])
     proj, dec = finish_auto(plan, None, out, {})
     cyc = {k: (d.ci95[0] + d.ci95[1]) / 2 for k, d in dec.items()}
     assert all(math.isclose(cyc[k], 1110.0) for k in (2, 3, 5, 6))
@@ -189,8 +189,8 @@ def _finish_by_hand(plan, simulated_cycles: dict[int, int]):
 
     plan.decisions.update({k: Decision(k, "simulated" if k in simulated_cycles else "reused", "", g)
                            for g, ms in plan.groups.items() for k in ms})
-    out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, cycles=c)
-                                   for k, c in simulated_cycles.items()])
+    out = SimpleNamespace(kernels=[SimpleNamespace(info=SimpleNamespace(kernel_id=k), stop=None, skips=(),
+                                                   cycles=c) for k, c in simulated_cycles.items()])
     proj, dec = finish_auto(plan, None, out, {})
     return proj, dec, {k: (d.ci95[0] + d.ci95[1]) / 2 for k, d in dec.items()}
 

@@ -80,7 +80,8 @@ def _plan():
 
 
 def _result(kid, cycles):
-    return SimpleNamespace(info=SimpleNamespace(kernel_id=kid), stop=None, truncated=False, cycles=cycles)
+    return SimpleNamespace(info=SimpleNamespace(kernel_id=kid), stop=None, skips=(), truncated=False,
+                           cycles=cycles)
 
 
 def _cmd(kid):

@@ -91,8 +91,9 @@ def _same(current: np.ndarray, saved: np.ndarray, name: str, where: str, *, shap
 
 
 def result_to_json(r) -> dict:
-    if r.stop is not None:
-        raise InputError("checkpoints hold full-simulation results only (a kernel was stopped early)")
+    if r.stop is not None or r.skips:
+        raise InputError("checkpoints hold full-simulation results only (a kernel was stopped early or "
+                         "had CTAs skipped)")
     return {"info": _plain(asdict(r.info)), "occ": _plain(asdict(r.occ)), "launch_cycle": r.launch_cycle,
             "end_cycle": r.end_cycle, "ctas": r.ctas, "warp_instructions": r.warp_instructions,
             "thread_instructions": r.thread_instructions, "stalls": _plain(r.stalls),

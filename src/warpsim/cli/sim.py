@@ -178,6 +178,9 @@ def sim(
     target_error: float = typer.Option(2.0, "--target-error",
                                        help="auto: error target in %% (kernels whose 95 %% interval is "
                                        "wider are flagged)"),
+    probes: int = typer.Option(0, "--probes", min=0, help="auto: sample the rest of a long kernel in N "
+                               "stretches instead of projecting it from one stop (docs/sampling/"
+                               "intra-kernel.md)"),
     isa: str = typer.Option("ptx", "--isa", help="bundled workloads: simulate their ptx or the sass ptxas "
                             "emits (docs/sass.md)"),
     per_pc: Path | None = typer.Option(None, "--per-pc", help="bundled workloads: write per-instruction "
@@ -255,7 +258,8 @@ def sim(
                           target_error=target_error, checkpoint_at=checkpoint_at,
                           checkpoint_file=_checkpoint_path(checkpoint_file, checkpoint_at, target),
                           checkpoint_caches=checkpoint_caches, resume=resume, fast_forward=fast_forward,
-                          workers=workers, dask=dask, parallel=parallel, spatial=spatial is not None)
+                          workers=workers, dask=dask, parallel=parallel, spatial=spatial is not None,
+                          probes=probes)
     doc = result.document
     err = C.err_console()
     if checkpoint_at is not None and not quiet:

@@ -49,7 +49,11 @@ stability signals (online):
    over the last two CTA durations and the two before (warpsim.sampling.throughput); PKP's needs
    those two measured rates to agree, and the rest of the kernel is then projected at that
    steady rate (PKP's own rule, the average rate since the start, carries the kernel's first
-   phase: polybench/2dconv standard -13.7 %);
+   phase: polybench/2dconv standard -13.7 %). With `--probes N`, a kernel whose stop would leave
+   at least 16 waves of CTAs unplaced is **probed** instead: the rest of its grid is sampled in N
+   stretches, each skipped but for its last two waves, and the skipped CTAs are timed at the
+   rates measured at their two ends (warpsim.sampling.probes; off by default: on 2dconv it made
+   the projection worse, docs/sampling/intra-kernel.md);
 3. every other launch runs in **full detail** (too short for sampling to save time).
 
 Intervals (95 %), per kernel:
@@ -72,6 +76,8 @@ Intervals (95 %), per kernel:
   least a window's counting noise) and continued as a random walk over the remainder's k
   windows: w = step x sqrt((k + 1)(2k + 1) / 6k), the deviation of the walk's mean. Projections
   from a short stretch of a long kernel get wide intervals and are flagged against the target;
+* probed: per skipped stretch, half the difference of its two ends' cycles per CTA plus z x
+  their counting noise (warpsim.sampling.probes);
 * simulated in full: none (0).
 The total's interval adds the variances of independent errors: of each projected intra-kernel
 launch, and of each group of reused launches, whose errors are not independent: they share the
@@ -96,6 +102,7 @@ from warpsim.sampling.apply import Projection
 from warpsim.sampling.photon.kernel_sampling import find_match, full_gpu_warps, signature_from_profile
 from warpsim.sampling.photon.live import PhotonController, PhotonParams
 from warpsim.sampling.pkp import KernelProjection, PkpController, PkpParams, project_kernel
+from warpsim.sampling.probes import ProbeParams, Prober
 from warpsim.sampling.reuse_checks import (
     SIZE_TOLERANCE,
     ExtraChecks,
@@ -307,7 +314,7 @@ class AutoController:
     """Photon's warp level and PKP on the kernels the plan allows; the first to stop one wins."""
 
     def __init__(self, plan: AutoPlan, sources, gpu, photon: dict | None = None,
-                 pkp: dict | None = None) -> None:
+                 pkp: dict | None = None, probes: dict | None = None) -> None:
         self.plan = plan
         self.photon = PhotonController(PhotonParams(level="warp", **(photon or {})), sources=sources, gpu=gpu)
         self.pkp = PkpController(PkpParams(**(pkp or {})))
@@ -320,12 +327,14 @@ class AutoController:
         self.pkp_rate: dict[int, tuple[float, float]] = {}   # (steady CTA rate, its windows' spread)
         self._kid: dict[int, int] = {}
         self.extra = ExtraChecks(plan)
+        self.prober = Prober(ProbeParams(**(probes or {})))
 
     def admit(self, cmd, results) -> bool:
         return self.extra.admit(cmd, results)
 
     def on_launch(self, view) -> None:
         self._kid[view.slot] = view.info.kernel_id
+        self.prober.retire(view.slot)
         self.photon.on_launch(view)
         self.pkp.on_launch(view)
 
@@ -334,6 +343,10 @@ class AutoController:
 
     def check(self, views) -> dict[int, str]:
         views = [v for v in views if v.info.kernel_id in self.plan.intra]
+        for v in views:
+            if self.prober.probing(v.slot):
+                self.prober.check(v)
+        views = [v for v in views if not self.prober.probing(v.slot)]
         a = self.photon.check(views)
         b = self.pkp.check(views)
         out = {}
@@ -346,10 +359,25 @@ class AutoController:
                 if steady is not None:
                     out[v.slot], self.stopped_by[kid] = b[v.slot], "pkp"
                     self.pkp_rate[kid] = steady
+            if v.slot in out and self._probe_instead(v, out[v.slot]):
+                del out[v.slot]
         return out
+
+    def _probe_instead(self, v, reason: str) -> bool:
+        """Hand a kernel about to be stopped to the rate probes when enough of it is left."""
+        w = self.photon.history.get(v.info.kernel_id)
+        if w is None or not w.cta_n:
+            return False
+        by = self.stopped_by[v.info.kernel_id]
+        return self.prober.start(v, w.completions, w.cta_sum / w.cta_n, f"{by} would stop: {reason}")
+
+    def take_skips(self) -> dict[int, tuple[int, str]]:
+        return self.prober.take_skips()
 
     def project(self, r) -> KernelProjection:
         kid = r.info.kernel_id
+        if r.stop is None and kid in self.prober.kernels:
+            return self.prober.project(r)
         if self.stopped_by.get(kid) == "photon":
             return self.photon.project(kid, r.stop, r.stop.warp_instructions, r.stop.thread_instructions)
         proj = project_kernel(kid, r.info.num_ctas, r.stop, self.pkp.params.from_start)
@@ -363,6 +391,8 @@ class AutoController:
 
     def half_width(self, kid: int, proj: KernelProjection) -> float:
         """95 % half-width of an intra-kernel projection (module docstring)."""
+        if proj.kind == "probes":
+            return self.prober.kernels[kid].half_width()
         remainder = max(0.0, proj.cycles - proj.stop.elapsed)
         dr = self.photon.drift(kid, PKP_RATE_WINDOW, proj.stop.cycle)
         wander = dr.relative_error(remainder) if dr is not None else math.inf
@@ -416,13 +446,14 @@ def finish_auto(plan: AutoPlan, ctl: AutoController, out, kernels: dict[int, Ker
     for r in out.kernels:
         kid = r.info.kernel_id
         d = plan.decisions[kid]
-        if r.stop is not None:
+        if r.stop is not None or r.skips:
             proj = ctl.project(r)
             kernels[kid] = proj
             h = ctl.half_width(kid, proj)
             cycles[kid] = proj.cycles
             d.action = "intra-kernel"
-            d.why += f"; stopped by {ctl.stopped_by.get(kid, 'pkp')}: {r.stop.reason}"
+            by = "" if r.skips else f"stopped by {ctl.stopped_by.get(kid, 'pkp')}: "
+            d.why += f"; {by}{proj.stop.reason}"
             d.ci95 = (proj.cycles - h, proj.cycles + h)
             var[kid] = (h / Z) ** 2
         else:

@@ -155,7 +155,7 @@ class ExtraChecks:
             return True
         for r in results[self.seen:]:
             d = self.plan.decisions.get(r.info.kernel_id)
-            if d is not None and r.stop is None and not r.truncated:
+            if d is not None and r.stop is None and not r.skips and not r.truncated:
                 self.done.setdefault(d.group, {})[r.info.kernel_id] = float(max(r.cycles, 0))
         self.seen = len(results)
         rel, n = self.group_width(first)

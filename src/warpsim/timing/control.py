@@ -1,11 +1,12 @@
 """What a sampling controller may see of a running simulation and what it may ask of it.
 
 Intra-kernel sampling (PKP, Photon's warp sampling) observes kernels while they run and may stop
-one early. The simulator calls `Controller.check` every `interval` core cycles with a read-only
-`KernelView` per running kernel; the controller answers with the kernels to stop. A stopped kernel
-places no further CTAs, its resident warps skip their remaining instructions and retire once their
-memory requests return, so the next kernel starts from a consistent machine (caches, DRAM rows and
-queues keep what the simulated part left in them).
+one early, or drop some of its CTAs from the timing model. The simulator calls `Controller.check`
+every `interval` core cycles with a read-only `KernelView` per running kernel; the controller
+answers with the kernels to stop. A stopped kernel places no further CTAs, its resident warps skip
+their remaining instructions and retire once their memory requests return, so the next kernel
+starts from a consistent machine (caches, DRAM rows and queues keep what the simulated part left
+in them).
 """
 
 from __future__ import annotations
@@ -56,6 +57,17 @@ class StopRecord:
     resident_placed: tuple[int, ...] = ()   # placement cycles of the CTAs resident at the stop
 
 
+@dataclass(frozen=True)
+class SkipRecord:
+    """CTAs a controller kept out of the timing model while their kernel ran on (measured)."""
+
+    cycle: int                  # when they were dropped
+    ctas: int                   # how many, the next ones in grid order not yet placed
+    ctas_done: int              # the kernel's simulated CTAs finished and resident at that cycle
+    ctas_resident: int
+    reason: str
+
+
 # A controller may also set `warp_log` / `block_log` (ring capacities, rows) and define
 # `observe_logs(warp_rows, block_rows, warp_lost, block_lost)`: the simulator then logs every
 # finished warp (kernel slot, warp slot, CTA slot, placement cycle, finish cycle) and every
@@ -66,6 +78,10 @@ class StopRecord:
 # `admit(command, results)`, when defined, is asked just before each kernel launch (after the
 # launches before it on its stream have finished; `results` are the finished kernels so far) and a
 # False skips the launch: `--sample auto` runs an extra check of a group only while it is needed.
+# `take_skips()`, when defined, is asked after each check for {slot: (CTAs, reason)}: the kernel's
+# next that many unplaced CTAs are dropped from the timing model (still executed functionally) while
+# it runs on (timing.steering.skip_ctas; the kernel's result lists them as `skips`). Rate probes of
+# `--sample auto` use it to sample several stretches of a long kernel (sampling/probes.py).
 
 
 @runtime_checkable

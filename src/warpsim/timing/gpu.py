@@ -17,10 +17,10 @@ import numpy as np
 
 from warpsim.errors import InputError, ResourceError, WarpsimError
 from warpsim.ir.records import CtaTrace, KernelInfo, KernelSource, Memcpy
-from warpsim.timing import compile_notice, core, precompile
+from warpsim.timing import compile_notice, core, precompile, steering
 from warpsim.timing.arena import ArenaManager, PcStats
 from warpsim.timing.block_log import block_marker
-from warpsim.timing.control import Controller, KernelView, StopRecord
+from warpsim.timing.control import Controller, KernelView, SkipRecord, StopRecord
 from warpsim.timing.deadlock import explain as explain_deadlock
 from warpsim.timing.icache import code_line_base, icache_counters, icache_params
 from warpsim.timing.limits import MAX_SIM_CYCLES, grow_or_coarsen, with_final_row, with_final_spatial_row
@@ -41,8 +41,6 @@ from warpsim.timing.occupancy import Occupancy, occupancy
 from warpsim.timing.spatial import SpatialLayout
 from warpsim.timing.spatial import final_row as spatial_final_row
 from warpsim.timing.state import (
-    C_BAR_COUNT,
-    C_KERNEL,
     G_CYCLE,
     G_EVENT_KERNEL,
     G_LAST_KERNEL,
@@ -74,21 +72,10 @@ from warpsim.timing.state import (
     MILLI,
     N_PCOLS,
     P_IC_ON,
-    P_SUB_CORES,
-    P_WARPS_PER_SM,
     PENDING_PER_WARP,
     POLICIES,
-    S_WAKE,
     STALL_NAMES,
     TS_MEM,
-    W_AT_BAR,
-    W_CTA,
-    W_DONE,
-    W_END,
-    W_ISSUE,
-    W_NEXT,
-    W_READY,
-    W_USED,
     Params,
     new_blocks,
     new_ctas,
@@ -119,6 +106,7 @@ class KernelRun:
     loaded: int = 0
     snapshot: dict = field(default_factory=dict)
     stop: StopRecord | None = None
+    skips: list[SkipRecord] = field(default_factory=list)
 
 
 @dataclass
@@ -135,6 +123,7 @@ class KernelResult:
     memory: dict
     truncated: bool = False
     stop: StopRecord | None = None     # set when a sampling controller ended the kernel early
+    skips: tuple[SkipRecord, ...] = ()  # CTAs a sampling controller kept out of the timing model
     pc_stats: PcStats | None = field(default=None, compare=False, repr=False)  # per pc (arena.PcStats)
 
     @property
@@ -347,7 +336,8 @@ class Simulator:
             warp_instructions=int(kk[slot, K_WINST]), thread_instructions=int(kk[slot, K_TINST]),
             stalls={n: int(v) for n, v in zip(STALL_NAMES, stalls, strict=True)},
             occupancy_achieved=float(achieved),
-            memory=memory, truncated=truncated, stop=run.stop, pc_stats=self.arena.take_pc_stats(slot)))
+            memory=memory, truncated=truncated, stop=run.stop, skips=tuple(run.skips),
+            pc_stats=self.arena.take_pc_stats(slot)))
         if truncated:
             kk[slot, K_ACTIVE] = 0
 
@@ -362,35 +352,10 @@ class Simulator:
                           ctas_resident=int(kk[slot, K_RESIDENT]))
 
     def stop_kernel(self, slot: int, reason: str) -> None:
-        """End a kernel early: no more CTAs; resident warps skip what is left and retire as soon as
-        their memory requests return (which the model still simulates, so nothing is left dangling)."""
-        run = self.running[slot]
-        v = self.view(slot)
-        ctas = np.flatnonzero(self.ct.c[:, C_KERNEL] == slot)
-        placed = np.sort(self.wp.w[self.ct.warps[ctas, 0], W_ISSUE]) if ctas.size else np.zeros(0, np.int64)
-        run.stop = StopRecord(cycle=v.cycle, elapsed=v.elapsed, launch_latency=v.start_cycle - v.launch_cycle,
-                              warp_instructions=v.warp_instructions,
-                              thread_instructions=v.thread_instructions, ctas_done=v.ctas_done, reason=reason,
-                              resident_placed=tuple(int(x) for x in placed))
-        kk = self.kn.k
-        cap = self.queue_cap
-        positions = np.arange(int(kk[slot, K_QHEAD]), int(kk[slot, K_QTAIL]), dtype=np.int64) % cap
-        self.arena.release(self.kn.queue[slot, positions])
-        kk[slot, K_QHEAD] = kk[slot, K_QTAIL]
-        kk[slot, K_MORE] = 0
-        run.ctas = iter(())
-        t = v.cycle
-        self.ct.c[ctas, C_BAR_COUNT] = 0
-        w = self.wp.w
-        warps = np.flatnonzero(np.isin(w[:, W_CTA], ctas) & (w[:, W_USED] != 0) & (w[:, W_DONE] == 0))
-        w[warps, W_NEXT] = w[warps, W_END]
-        w[warps, W_AT_BAR] = 0
-        w[warps, W_READY] = t
-        p = self.pr.p
-        per_sm = p[P_WARPS_PER_SM]
-        scheds = np.unique((warps // per_sm) * p[P_SUB_CORES] + (warps % per_sm) % p[P_SUB_CORES])
-        s = self.sc.s
-        s[scheds, S_WAKE] = np.minimum(s[scheds, S_WAKE], t)
+        steering.stop_kernel(self, slot, reason)
+
+    def skip_ctas(self, slot: int, n: int, reason: str) -> int:
+        return steering.skip_ctas(self, slot, n, reason)
 
     def drain_logs(self) -> tuple[np.ndarray, np.ndarray, int, int]:
         """Sampling logs written since the last call: (warp rows, block rows, warp rows lost, block
@@ -425,6 +390,7 @@ class Simulator:
         truncated = False
         stopped_by: str | None = None
         admit = getattr(controller, "admit", None)
+        take_skips = getattr(controller, "take_skips", None)
 
         def launch_more(t: int) -> None:
             while nxt[0] is not None:
@@ -481,6 +447,9 @@ class Simulator:
                 for slot, reason in controller.check([self.view(s) for s in self.running]).items():
                     if slot in self.running and self.running[slot].stop is None:
                         self.stop_kernel(slot, reason)
+                for slot, (n, reason) in (take_skips() if take_skips is not None else {}).items():
+                    if slot in self.running and self.running[slot].stop is None and n > 0:
+                        self.skip_ctas(slot, n, reason)
                 next_check = t + every
             elif status == core.MAX_CYCLES:
                 if max_cycles is None or max_cycles > MAX_SIM_CYCLES:

@@ -1,0 +1,211 @@
+"""Rate probes: the rest of a long kernel sampled in stretches instead of projected from one stop.
+
+Why: an intra-kernel stop projects everything after it at the CTA rate measured just before it,
+so work that changes along the grid (the second half of a kernel's CTAs doing more than the
+first) is missed whole. SMARTS' answer for programs is systematic sampling: measure short
+stretches spread over the whole run. Here the stretches are stretches of the grid.
+
+How (`--sample auto --probes N`, off by default): when auto would stop a kernel with at least
+`min_waves` waves of CTAs not yet placed, it probes instead. Those CTAs are split into N strata
+of equal size; each stratum's first part is skipped (timing.steering.skip_ctas: the CTAs are
+dropped from the timing model at once and the freed slots take the CTAs after them, so the GPU
+stays as full as it was) and its last `probe_waves` waves of CTAs are simulated. The last
+stratum's probe is the end of the grid, so the kernel's tail is simulated as it is. Each probe
+measures the CTA rate once its CTAs are all placed, over the cycles since the skip less the
+first `settle` CTA durations (the CTAs resident at the skip, placed before it, finish then).
+Time is CTAs over rate, so a skipped stretch took its CTAs times the mean of the cycles per CTA
+measured just before and just after it (the trapezoid rule); the kernel's cycles are the cycles
+it was simulated for plus those.
+
+Interval: per stretch, half the difference of its two ends' cycles per CTA (how the rate went
+between two probes is not seen: the error of the trapezoid rule is at most that for a rate that
+moves one way between them), plus z x the two ends' counting noise (1 / sqrt(completions)).
+
+Why off by default: a probe sees where in the grid a kernel is, not how long the machine has
+been running it. polybench/2dconv at standard slows from 0.29 to 0.255 CTAs per cycle after
+~110,000 cycles of a full run (twice the DRAM row activations per CTA); probes, which reach the
+late grid after ~40,000 simulated cycles, measured 0.28-0.30 there and made auto's projection
+worse (docs/sampling/intra-kernel.md, "Rate probes").
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import asdict, dataclass, field
+
+from warpsim.errors import InputError
+from warpsim.sampling.pkp import KernelProjection
+from warpsim.sampling.throughput import CompletionHistory
+from warpsim.timing.control import KernelView, StopRecord
+
+Z = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class ProbeParams:
+    probes: int = 0               # strata of the unplaced CTAs, each ending in a probe; 0: stop as before
+    probe_waves: float = 2.0      # CTAs simulated per probe, in waves (CTAs resident at once)
+    settle: float = 1.0           # CTA durations after a skip before a probe's rate window opens
+    min_waves: float = 16.0       # unplaced CTAs (in waves) a kernel needs at the stop to be probed
+
+    def __post_init__(self) -> None:
+        if self.probes < 0 or not (self.probe_waves > 0 and self.settle >= 0 and self.min_waves >= 0):
+            raise InputError("rate probes need probes >= 0, probe_waves > 0, settle >= 0 and min_waves >= 0")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Gap:
+    """One skipped stretch of the grid and the rates measured at its two ends."""
+
+    cycle: int                          # when it was skipped
+    ctas: int
+    placed_at: int                      # the kernel's simulated CTAs placed by then
+    before: float                       # CTAs per cycle just before the skip
+    before_n: int                       # completions that rate was measured over
+    after: float | None = None          # over the probe after it
+    after_n: int = 0
+
+    def cycles(self) -> float:
+        """The stretch's projected cycles (trapezoid rule on cycles per CTA)."""
+        inv = [1.0 / r for r in (self.before, self.after) if r is not None and r > 0]
+        return self.ctas * sum(inv) / len(inv) if inv else math.inf
+
+    def half_width(self) -> tuple[float, float]:
+        """(the trapezoid's model term, the counting noise's standard deviation), in cycles."""
+        if self.after is None or not self.after > 0:
+            return math.inf, 0.0
+        model = self.ctas * abs(1.0 / self.before - 1.0 / self.after) / 2.0
+        rel = math.sqrt(1.0 / max(self.before_n, 1) + 1.0 / max(self.after_n, 1)) / 2.0
+        return model, self.cycles() * rel
+
+    def to_dict(self) -> dict:
+        return {"cycle": self.cycle, "ctas": self.ctas, "ctas_per_cycle_before": self.before,
+                "ctas_per_cycle_after": self.after, "projected_cycles": self.cycles()}
+
+
+@dataclass
+class KernelProbes:
+    """The probe schedule of one kernel and what its probes measured."""
+
+    kernel_id: int
+    total_ctas: int
+    probe: int                          # CTAs per probe
+    cta_duration: float                 # mean CTA duration at the start of probing
+    skips: list[int]                    # each stratum's skipped CTAs, in order
+    history: CompletionHistory
+    gaps: list[Gap] = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return len(self.gaps) == len(self.skips) and self.gaps[-1].after is not None
+
+    def skipped(self) -> int:
+        return sum(g.ctas for g in self.gaps)
+
+    def projected_cycles(self) -> float:
+        return sum(g.cycles() for g in self.gaps)
+
+    def half_width(self) -> float:
+        terms = [g.half_width() for g in self.gaps]
+        return sum(m for m, _ in terms) + Z * math.sqrt(sum(s * s for _, s in terms))
+
+    def to_dict(self) -> dict:
+        return {"probes": len(self.skips), "ctas_per_probe": self.probe, "cta_duration": self.cta_duration,
+                "ctas_skipped": self.skipped(), "gaps": [g.to_dict() for g in self.gaps]}
+
+
+def _rate_since(h: CompletionHistory, start: float) -> tuple[float, int] | None:
+    """(CTAs per cycle, completions) from the first check at or after `start` to the latest."""
+    i = bisect.bisect_left(h.cycles, start)
+    if i >= len(h.cycles) - 1:
+        return None
+    dt, dn = h.cycles[-1] - h.cycles[i], h.done[-1] - h.done[i]
+    return (dn / dt, dn) if dt > 0 and dn > 0 else None
+
+
+class Prober:
+    """Runs the probes of every kernel auto hands over instead of stopping it."""
+
+    def __init__(self, params: ProbeParams | None = None) -> None:
+        self.params = params or ProbeParams()
+        self.kernels: dict[int, KernelProbes] = {}       # by kernel id
+        self._slot: dict[int, int] = {}                  # slot -> kernel id, while probing
+        self._pending: dict[int, tuple[int, str]] = {}   # slot -> (CTAs to skip, reason)
+
+    def start(self, v: KernelView, history: CompletionHistory, cta_duration: float, reason: str) -> bool:
+        """Probe the rest of this kernel instead of stopping it; False when it is too short to."""
+        p = self.params
+        wave = max(v.wave, 1)
+        unplaced = v.info.num_ctas - v.ctas_done - v.ctas_resident
+        probe = max(1, math.ceil(p.probe_waves * wave))
+        if p.probes < 1 or unplaced < p.min_waves * wave or not cta_duration > 0:
+            return False
+        n = min(p.probes, unplaced // (2 * probe))
+        window = _rate_since(history, v.cycle - 2.0 * cta_duration)
+        if n < 1 or window is None:
+            return False
+        sizes = [unplaced // n + (1 if i < unplaced % n else 0) for i in range(n)]
+        h = CompletionHistory(history.wave, list(history.cycles), list(history.done), history.first_wave_done)
+        k = KernelProbes(kernel_id=v.info.kernel_id, total_ctas=v.info.num_ctas, probe=probe,
+                         cta_duration=float(cta_duration), skips=[s - probe for s in sizes], history=h,
+                         reason=reason)
+        self.kernels[k.kernel_id] = k
+        self._slot[v.slot] = k.kernel_id
+        self._skip(v, k, *window)
+        return True
+
+    def _skip(self, v: KernelView, k: KernelProbes, rate: float, n: int) -> None:
+        i = len(k.gaps)
+        k.gaps.append(Gap(cycle=v.cycle, ctas=k.skips[i], placed_at=v.ctas_done + v.ctas_resident,
+                          before=rate, before_n=n))
+        self._pending[v.slot] = (k.skips[i], f"rate probe {i + 1} of {len(k.skips)}: {k.skips[i]:,} CTAs "
+                                 f"skipped, {k.probe:,} simulated")
+
+    def probing(self, slot: int) -> bool:
+        return slot in self._slot
+
+    def check(self, v: KernelView) -> None:
+        """A check of a kernel being probed: note its progress; end a probe once its CTAs are all
+        placed (measure its rate, skip the next stretch)."""
+        k = self.kernels[self._slot[v.slot]]
+        k.history.note(v.cycle, v.ctas_done)
+        g = k.gaps[-1]
+        if g.after is not None:
+            return
+        placed = v.ctas_done + v.ctas_resident
+        if placed - g.placed_at < k.probe and placed + k.skipped() < k.total_ctas:
+            return
+        got = _rate_since(k.history, g.cycle + self.params.settle * k.cta_duration)
+        if got is None:
+            return
+        g.after, g.after_n = got
+        if len(k.gaps) < len(k.skips):
+            self._skip(v, k, *got)
+
+    def take_skips(self) -> dict[int, tuple[int, str]]:
+        out, self._pending = self._pending, {}
+        return out
+
+    def project(self, r) -> KernelProjection:
+        """A probed kernel's cycles: what was simulated, launch to end, plus its skipped stretches.
+        Its `stop` record is the whole simulated part (cycles, instructions and CTAs measured)."""
+        k = self.kernels[r.info.kernel_id]
+        done = max(r.ctas, 1)
+        stop = StopRecord(cycle=r.end_cycle, elapsed=r.cycles, launch_latency=0,
+                          warp_instructions=r.warp_instructions, thread_instructions=r.thread_instructions,
+                          ctas_done=r.ctas, reason=(f"{k.reason}; probed instead: {len(k.gaps)} stretches "
+                                                    f"of {k.skipped():,} CTAs skipped and projected"))
+        scale = k.total_ctas / done
+        return KernelProjection(kernel_id=k.kernel_id, cycles=float(r.cycles + k.projected_cycles()),
+                                warp_instructions=scale * r.warp_instructions,
+                                thread_instructions=scale * r.thread_instructions, stop=stop,
+                                total_ctas=k.total_ctas, kind="probes", details=k.to_dict())
+
+    def retire(self, slot: int) -> None:
+        self._slot.pop(slot, None)
+        self._pending.pop(slot, None)

@@ -1,0 +1,175 @@
+"""Rate probes (warpsim.sampling.probes): the schedule, the trapezoid rule and its interval, by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from warpsim.bench.kernels import ffma_loop
+from warpsim.config import load_gpu
+from warpsim.errors import InputError
+from warpsim.ir.records import KernelInfo
+from warpsim.sampling.probes import Gap, ProbeParams, Prober
+from warpsim.sampling.throughput import CompletionHistory
+from warpsim.timing.control import KernelView
+from warpsim.timing.gpu import simulate
+
+INFO = KernelInfo(name="k", kernel_id=7, grid=(10_000, 1, 1), block=(256, 1, 1))
+
+
+def view(cycle: int, done: int, resident: int = 100, slot: int = 3) -> KernelView:
+    return KernelView(slot=slot, info=INFO, wave=100, launch_cycle=0, start_cycle=5000, cycle=cycle,
+                      warp_instructions=0, thread_instructions=0, ctas_done=done, ctas_resident=resident)
+
+
+def history(rate: float, until: int) -> CompletionHistory:
+    h = CompletionHistory(wave=100)
+    for c in range(5500, until + 1, 500):
+        h.note(c, int((c - 5500) * rate))
+    return h
+
+
+def test_gap_cycles_follow_the_trapezoid_rule_on_cycles_per_cta():
+    g = Gap(cycle=0, ctas=1000, placed_at=0, before=0.25, before_n=400, after=0.2, after_n=100)
+    assert g.cycles() == pytest.approx(1000 * (4 + 5) / 2)
+    model, sd = g.half_width()
+    assert model == pytest.approx(1000 * 1 / 2)
+    assert sd == pytest.approx(4500 * math.sqrt(1 / 400 + 1 / 100) / 2)
+    # without the far end's rate the stretch is timed at the near one's, with no bound
+    lone = Gap(cycle=0, ctas=1000, placed_at=0, before=0.25, before_n=400)
+    assert lone.cycles() == pytest.approx(4000) and lone.half_width()[0] == math.inf
+
+
+def test_a_kernel_is_split_into_strata_each_skipped_but_for_its_probe_and_timed_at_its_ends():
+    p = Prober(ProbeParams(probes=4, probe_waves=2.0, settle=1.0, min_waves=16.0))
+    h = history(0.25, 20_000)                 # 3,625 done at cycle 20,000
+    v = view(20_000, done=3625)
+    assert p.start(v, h, cta_duration=400.0, reason="test")
+    k = p.kernels[7]
+    # 10,000 - 3,625 - 100 = 6,275 unplaced; probes of 200 CTAs; four strata of 1,569/1,569/1,569/1,568
+    assert k.probe == 200 and k.skips == [1369, 1369, 1369, 1368]
+    assert p.take_skips() == {3: (1369, "rate probe 1 of 4: 1,369 CTAs skipped, 200 simulated")}
+    assert p.take_skips() == {}
+    g = k.gaps[0]
+    assert g.before == pytest.approx(0.25, rel=0.01) and g.placed_at == 3725
+    # the probe's 200 CTAs are not all placed yet: nothing measured, nothing skipped
+    p.check(view(20_500, done=3725, resident=100))
+    assert g.after is None and p.take_skips() == {}
+    # placed: the rate is measured from one CTA duration after the skip (20,400; the first check
+    # at or after it is 20,500, 3,725 done) to now (22,000, 4,025 done): 300 CTAs in 1,500 cycles
+    for c, d in ((21_000, 3825), (21_500, 3925)):
+        k.history.note(c, d)
+    p.check(view(22_000, done=4025, resident=100))
+    assert g.after == pytest.approx(0.2) and g.after_n == 300
+    assert list(p.take_skips()) == [3] and len(k.gaps) == 2
+    assert k.gaps[1].before == g.after
+
+
+def test_too_short_a_remainder_is_stopped_as_before():
+    p = Prober(ProbeParams(probes=4, min_waves=16.0))
+    assert not p.start(view(20_000, done=8_500), history(0.25, 20_000), 400.0, "test")
+    assert not Prober(ProbeParams(probes=0)).start(view(20_000, done=100), history(0.25, 20_000), 400.0, "t")
+    assert p.take_skips() == {} and not p.probing(3)
+
+
+def test_parameters_are_checked():
+    with pytest.raises(InputError):
+        ProbeParams(probes=-1)
+    with pytest.raises(InputError):
+        ProbeParams(probe_waves=0)
+
+
+class _Halves:
+    """One kernel whose second half of CTAs loops 4x as long as its first (work that changes
+    along the grid, which no single early stop can see)."""
+
+    def __init__(self, n: int) -> None:
+        self.a, self.b = ffma_loop(iterations=4, ctas=n, kid=1), ffma_loop(iterations=16, ctas=n, kid=1)
+        self.info = self.a.info
+
+    def iter_ctas(self):
+        n = self.info.num_ctas
+        for i, (x, y) in enumerate(zip(self.a.iter_ctas(), self.b.iter_ctas(), strict=True)):
+            yield x if i < n // 2 else y
+
+
+class _ProbeAt:
+    """At the first check at or after `cycle`: note the single-stop projection (the rest at the
+    rate of the last 4,000 cycles) and hand the kernel to the probes instead."""
+
+    interval = 500
+
+    def __init__(self, cycle: int, params: ProbeParams) -> None:
+        self.cycle, self.prober = cycle, Prober(params)
+        self.history: CompletionHistory | None = None
+        self.single: float | None = None
+
+    def on_launch(self, v) -> None:
+        self.history = CompletionHistory(wave=v.wave)
+
+    def check(self, views):
+        for v in views:
+            if self.prober.probing(v.slot):
+                self.prober.check(v)
+                continue
+            self.history.note(v.cycle, v.ctas_done)
+            if v.cycle >= self.cycle and self.single is None:
+                rate = (v.ctas_done - self.history.done[-9]) / 4000
+                self.single = v.elapsed + (v.info.num_ctas - v.ctas_done) / rate
+                assert self.prober.start(v, self.history, v.ctas_resident / rate, "test")
+        return {}
+
+    def take_skips(self):
+        return self.prober.take_skips()
+
+
+def test_probes_follow_work_that_changes_along_the_grid_where_one_stop_cannot():
+    cfg = load_gpu("QV100", ["memory_model=fixed"])
+    full = simulate([_Halves(16000)], cfg).kernels[0]
+    ctl = _ProbeAt(12_000, ProbeParams(probes=4, probe_waves=1.5, min_waves=4))
+    r = simulate([_Halves(16000)], cfg, controller=ctl).kernels[0]
+    proj = ctl.prober.project(r)
+    k = ctl.prober.kernels[1]
+    assert k.finished and len(r.skips) == 4 and r.ctas + k.skipped() == 16000
+    assert proj.kind == "probes" and proj.stop.elapsed == r.cycles and proj.total_ctas == 16000
+    assert ctl.single < 0.7 * full.cycles                       # one stop: about half the kernel missed
+    assert abs(proj.cycles / full.cycles - 1) < 0.05            # measured: +1.5 %
+    h = k.half_width()
+    assert proj.cycles - h <= full.cycles <= proj.cycles + h
+    assert r.warp_instructions < 0.85 * full.warp_instructions
+
+
+def test_auto_with_probes_writes_what_it_skipped_and_how_it_timed_it(monkeypatch):
+    import functools
+
+    import warpsim.sampling.auto as auto
+    from warpsim.api import simulate as simulate_workload
+
+    # 2dconv at 2048 x 2048 is 25.6 waves: Photon's stop leaves ~11 of them, fewer than the 16 a
+    # kernel needs by default, so the test lowers that bar
+    monkeypatch.setattr(auto, "ProbeParams", functools.partial(ProbeParams, min_waves=4))
+    doc = simulate_workload("polybench/2dconv", "QV100", sizes={"NI": 2048, "NJ": 2048}, sample="auto",
+                            probes=2, memory_model="hierarchy").document
+    k = doc["kernels"][0]
+    pr = k["probes"]
+    assert k["provenance"] == "projected" and k["auto"]["action"] == "intra-kernel"
+    assert "probed instead: 2 stretches" in k["auto"]["why"]
+    assert pr["probes"] == 2 and len(pr["gaps"]) == 2
+    assert pr["ctas_skipped"] == sum(g["ctas"] for g in pr["gaps"]) and pr["ctas_total"] == 16384
+    assert pr["ctas_done"] + pr["ctas_skipped"] == 16384
+    for g in pr["gaps"]:
+        inv = (1 / g["ctas_per_cycle_before"] + 1 / g["ctas_per_cycle_after"]) / 2
+        assert g["projected_cycles"] == pytest.approx(g["ctas"] * inv)
+    assert k["cycles"] == round(pr["elapsed"] + sum(g["projected_cycles"] for g in pr["gaps"]))
+    lo, hi = k["auto"]["ci95_cycles"]
+    assert lo < k["cycles"] < hi
+    assert doc["total"]["simulated_fraction"] < 0.7
+    assert (doc["sampling"]["kernels_probed"], doc["sampling"]["kernels_stopped_early"]) == (1, 0)
+
+
+def test_probes_are_a_choice_of_auto_alone():
+    from warpsim.api import simulate as simulate_workload
+
+    with pytest.raises(InputError, match="--probes"):
+        simulate_workload("polybench/2dconv", "QV100", sample="photon", probes=2)
