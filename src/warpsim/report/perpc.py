@@ -9,7 +9,8 @@ Both: `issued` and `stall_cycles` come from the timing core (`timing/arena.py: P
 instructions it issued at that pc, and the cycles warps spent with that instruction as their next
 one before issuing it, summed over warps, which is what Nsight Compute's per-PC warp-state samples
 estimate (its "Warp Stall Sampling", counted every cycle here, not sampled). A stopped (sampled)
-kernel's warps skip what is left, so `issued` is then below `issue_count`. Kernels restored from a
+kernel's warps skip what is left, and a probed one's skipped CTAs are never issued
+(`--probes`), so `issued` is then below `issue_count`. Kernels restored from a
 checkpoint carry no timing-core counts (empty cells).
 """
 
