@@ -126,15 +126,15 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
              checkpoint_at: int | str | None = None, checkpoint_file: str | Path | None = None,
              checkpoint_caches: bool = True, resume: str | Path | None = None,
              fast_forward: int = 0, workers: int | None = None, dask: str | None = None,
-             parallel: bool = False, spatial: bool = False, probes: int = 0) -> Simulation:
+             parallel: bool = False, spatial: bool = False, probes: int | None = None) -> Simulation:
     """Simulate a trace, a bundled workload or a command stream on a GPU; returns output + JSON doc.
 
     `sample` picks a sampled-simulation method (see `warpsim.sampling.methods.METHODS`); `profile`
     (a path or a `ProfileTable`) gives PKS/PKA a trace's profile; `pkp` overrides PKP parameters,
     `photon` Photon's (`warpsim.sampling.photon.live.PhotonParams` fields); `target_error` (percent)
-    is what `sample="auto"` aims at and flags kernels against; `probes` > 0 lets auto sample the rest
-    of a long kernel in that many stretches instead of projecting it from one stop
-    (warpsim.sampling.probes).
+    is what `sample="auto"` aims at and flags kernels against. auto samples the rest of a long kernel
+    whose work changes along its grid in stretches instead of projecting it from one stop
+    (warpsim.sampling.probes); `probes=N` does so for every long kernel in N stretches, 0 for none.
     The document's `wall_seconds` is what the caller waited: from `started` (a `time.perf_counter()`
     value, e.g. when the command line started) or from this call, imports and compilation included.
     A full simulation does not import the sampling methods (scikit-learn, scipy).
@@ -162,7 +162,7 @@ def simulate(target: str | Path | Iterable[Memcpy | KernelSource], gpu: str = "Q
 
     checkpointing = checkpoint_at is not None or resume is not None or fast_forward
     concurrent = workers is not None or dask is not None or parallel
-    if probes and (sample != "auto" or concurrent):
+    if probes is not None and (sample != "auto" or concurrent):
         raise InputError("--probes is a choice of --sample auto, in one process (not with --workers, "
                          "--dask or --parallel)", key="probes")
     if concurrent and (checkpointing or spatial):

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from warpsim.bench.kernels import ffma_loop
 from warpsim.config import load_gpu
 from warpsim.errors import InputError
 from warpsim.ir.records import KernelInfo
-from warpsim.sampling.probes import Gap, ProbeParams, Prober
+from warpsim.sampling.probes import Gap, ProbeParams, Prober, cta_work, strata, work_difference
 from warpsim.sampling.throughput import CompletionHistory
 from warpsim.timing.control import KernelView
 from warpsim.timing.gpu import simulate
@@ -42,7 +44,7 @@ def test_gap_cycles_follow_the_trapezoid_rule_on_cycles_per_cta():
 
 
 def test_a_kernel_is_split_into_strata_each_skipped_but_for_its_probe_and_timed_at_its_ends():
-    p = Prober(ProbeParams(probes=4, probe_waves=2.0, settle=1.0, min_waves=16.0))
+    p = Prober(ProbeParams(probes=4, always=True, probe_waves=2.0, settle=1.0, min_waves=16.0))
     h = history(0.25, 20_000)                 # 3,625 done at cycle 20,000
     v = view(20_000, done=3625)
     assert p.start(v, h, cta_duration=400.0, reason="test")
@@ -67,10 +69,57 @@ def test_a_kernel_is_split_into_strata_each_skipped_but_for_its_probe_and_timed_
 
 
 def test_too_short_a_remainder_is_stopped_as_before():
-    p = Prober(ProbeParams(probes=4, min_waves=16.0))
+    p = Prober(ProbeParams(probes=4, always=True, min_waves=16.0))
     assert not p.start(view(20_000, done=8_500), history(0.25, 20_000), 400.0, "test")
-    assert not Prober(ProbeParams(probes=0)).start(view(20_000, done=100), history(0.25, 20_000), 400.0, "t")
+    never = Prober(ProbeParams(probes=0, always=True))
+    assert not never.start(view(20_000, done=100), history(0.25, 20_000), 400.0, "t")
     assert p.take_skips() == {} and not p.probing(3)
+
+
+def test_by_default_only_a_kernel_whose_work_changes_along_the_grid_is_probed():
+    even = np.full(10_000, 100.0)
+    even[::97] = 90.0                          # edge CTAs doing a little less change nothing
+    step = np.r_[np.full(6_000, 100.0), np.full(4_000, 130.0)]
+    h = history(0.25, 20_000)
+    p = Prober(ProbeParams(probes=4))
+    assert not p.start(view(20_000, done=3625), h, 400.0, "test")                 # no profile
+    assert not p.start(view(20_000, done=3625), h, 400.0, "test", work=even)
+    assert p.start(view(20_000, done=3625), h, 400.0, "test", work=step)
+    k = p.kernels[7]
+    # strata after the first 3,725 CTAs: [3,725, 5,294) all at 100, [5,294, 6,863) 706 at 100 and
+    # 863 at 130 (+16.5 %), the last two all at 130: +30 %
+    assert k.work_difference == pytest.approx(0.30)
+    assert "differs by up to 30.0 %" in k.reason and k.to_dict()["work_difference"] == pytest.approx(0.3)
+
+
+def test_work_per_cta_and_its_differences_by_hand():
+    prof = SimpleNamespace(bbv=np.array([[1, 2], [1, 0], [2, 2], [0, 1]]), block_sizes=np.array([3, 5]),
+                           grid=(2, 1, 1))
+    # per warp 13, 3, 16, 5; two warps per CTA
+    assert cta_work(prof).tolist() == [16.0, 21.0]
+    assert cta_work(SimpleNamespace(bbv=np.ones((3, 2)), block_sizes=np.ones(2), grid=(2, 1, 1))) is None
+    assert cta_work(None) is None
+    w = np.array([10.0, 10.0, 11.0, 12.0, 10.0, 15.0])
+    assert work_difference(w, 2, [2, 2]) == pytest.approx(0.25)     # (10 + 15) / 2 against 10
+    assert work_difference(np.zeros(4), 2, [2]) == math.inf
+    assert strata(10, 3) == [4, 3, 3]
+
+
+def test_a_bundled_workloads_profile_gives_its_cta_work_in_grid_order():
+    from warpsim.api import load_commands
+    from warpsim.ir.records import Memcpy
+
+    cmds, _ = load_commands("polybench/2dconv", size="small", profile="light")
+    src = next(c for c in cmds if not isinstance(c, Memcpy))
+    work = cta_work(src.profile)
+    assert len(work) == src.info.num_ctas
+    # 2dconv: threads on the image's border skip the stencil; a border row is a whole warp that does
+    # less (a border column is one lane of a warp that issues anyway), so the first CTA row of the
+    # grid does less than the inner CTAs, which all do the same
+    gx, gy, _ = src.info.grid
+    inner = work.reshape(gy, gx)[1:-1, 1:-1]
+    assert inner.min() == inner.max() and work.min() < inner.min()
+    assert src.profile.counters["warp_insts"] == work.sum()
 
 
 def test_parameters_are_checked():
@@ -100,8 +149,8 @@ class _ProbeAt:
 
     interval = 500
 
-    def __init__(self, cycle: int, params: ProbeParams) -> None:
-        self.cycle, self.prober = cycle, Prober(params)
+    def __init__(self, cycle: int, params: ProbeParams, work: np.ndarray) -> None:
+        self.cycle, self.prober, self.work = cycle, Prober(params), work
         self.history: CompletionHistory | None = None
         self.single: float | None = None
 
@@ -117,7 +166,7 @@ class _ProbeAt:
             if v.cycle >= self.cycle and self.single is None:
                 rate = (v.ctas_done - self.history.done[-9]) / 4000
                 self.single = v.elapsed + (v.info.num_ctas - v.ctas_done) / rate
-                assert self.prober.start(v, self.history, v.ctas_resident / rate, "test")
+                assert self.prober.start(v, self.history, v.ctas_resident / rate, "test", work=self.work)
         return {}
 
     def take_skips(self):
@@ -127,7 +176,10 @@ class _ProbeAt:
 def test_probes_follow_work_that_changes_along_the_grid_where_one_stop_cannot():
     cfg = load_gpu("QV100", ["memory_model=fixed"])
     full = simulate([_Halves(16000)], cfg).kernels[0]
-    ctl = _ProbeAt(12_000, ProbeParams(probes=4, probe_waves=1.5, min_waves=4))
+    kernel = _Halves(16000)
+    light, heavy = (next(k.iter_ctas()).warp_instructions for k in (kernel.a, kernel.b))
+    work = np.r_[np.full(8000, light), np.full(8000, heavy)]
+    ctl = _ProbeAt(12_000, ProbeParams(probes=4, probe_waves=1.5, min_waves=4), work)
     r = simulate([_Halves(16000)], cfg, controller=ctl).kernels[0]
     proj = ctl.prober.project(r)
     k = ctl.prober.kernels[1]

@@ -178,9 +178,10 @@ def sim(
     target_error: float = typer.Option(2.0, "--target-error",
                                        help="auto: error target in %% (kernels whose 95 %% interval is "
                                        "wider are flagged)"),
-    probes: int = typer.Option(0, "--probes", min=0, help="auto: sample the rest of a long kernel in N "
-                               "stretches instead of projecting it from one stop (docs/sampling/"
-                               "intra-kernel.md)"),
+    probes: int | None = typer.Option(None, "--probes", min=0, help="auto: sample the rest of every long "
+                                      "kernel in N stretches instead of projecting it from one stop; "
+                                      "0: none (default: only kernels whose work changes along the "
+                                      "grid, in 4; docs/sampling/intra-kernel.md)"),
     isa: str = typer.Option("ptx", "--isa", help="bundled workloads: simulate their ptx or the sass ptxas "
                             "emits (docs/sass.md)"),
     per_pc: Path | None = typer.Option(None, "--per-pc", help="bundled workloads: write per-instruction "

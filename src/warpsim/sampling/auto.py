@@ -49,11 +49,13 @@ stability signals (online):
    over the last two CTA durations and the two before (warpsim.sampling.throughput); PKP's needs
    those two measured rates to agree, and the rest of the kernel is then projected at that
    steady rate (PKP's own rule, the average rate since the start, carries the kernel's first
-   phase: polybench/2dconv standard -13.7 %). With `--probes N`, a kernel whose stop would leave
-   at least 16 waves of CTAs unplaced is **probed** instead: the rest of its grid is sampled in N
+   phase: polybench/2dconv standard -13.7 %). A kernel whose stop would leave at least 16 waves of
+   CTAs unplaced, and whose work per CTA (from the functional profile) changes by more than 5 %
+   along the rest of its grid, is **probed** instead: the rest of its grid is sampled in 4
    stretches, each skipped but for its last two waves, and the skipped CTAs are timed at the
-   rates measured at their two ends (warpsim.sampling.probes; off by default: on 2dconv it made
-   the projection worse, docs/sampling/intra-kernel.md);
+   rates measured at their two ends (warpsim.sampling.probes). `--probes N` probes every long
+   enough kernel in N stretches, `--probes 0` none (probing kernels of even work made 2dconv's
+   projection worse, docs/sampling/intra-kernel.md);
 3. every other launch runs in **full detail** (too short for sampling to save time).
 
 Intervals (95 %), per kernel:
@@ -102,7 +104,7 @@ from warpsim.sampling.apply import Projection
 from warpsim.sampling.photon.kernel_sampling import find_match, full_gpu_warps, signature_from_profile
 from warpsim.sampling.photon.live import PhotonController, PhotonParams
 from warpsim.sampling.pkp import KernelProjection, PkpController, PkpParams, project_kernel
-from warpsim.sampling.probes import ProbeParams, Prober
+from warpsim.sampling.probes import ProbeParams, Prober, cta_work
 from warpsim.sampling.reuse_checks import (
     SIZE_TOLERANCE,
     ExtraChecks,
@@ -369,7 +371,9 @@ class AutoController:
         if w is None or not w.cta_n:
             return False
         by = self.stopped_by[v.info.kernel_id]
-        return self.prober.start(v, w.completions, w.cta_sum / w.cta_n, f"{by} would stop: {reason}")
+        src = self.photon.sources.get(v.info.kernel_id)
+        return self.prober.start(v, w.completions, w.cta_sum / w.cta_n, f"{by} would stop: {reason}",
+                                 work=cta_work(getattr(src, "profile", None)))
 
     def take_skips(self) -> dict[int, tuple[int, str]]:
         return self.prober.take_skips()

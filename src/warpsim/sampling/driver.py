@@ -154,7 +154,7 @@ def photon_selection(sources: list[KernelSource], gpu) -> Selection:
 
 def plan(commands: Iterable[Memcpy | KernelSource], method: str, gpu, *, workload: str,
          profile: ProfileTable | None = None, pkp_overrides: dict | None = None,
-         photon_overrides: dict | None = None, target_error: float = 0.02, probes: int = 0
+         photon_overrides: dict | None = None, target_error: float = 0.02, probes: int | None = None
          ) -> tuple[list[Memcpy | KernelSource], SampledOutcome, list[KernelSource]]:
     """Decide what the timing model runs. Returns (commands to simulate, outcome, all kernels)."""
     check_method(method, gpu)
@@ -172,7 +172,9 @@ def plan(commands: Iterable[Memcpy | KernelSource], method: str, gpu, *, workloa
 
         auto_plan, outcome.selection = plan_auto(sources, gpu, target_error)
         outcome.auto = (auto_plan, AutoController(auto_plan, sources, gpu, photon=photon_overrides,
-                                                  pkp=pkp_overrides, probes={"probes": probes}))
+                                                  pkp=pkp_overrides,
+                                                  probes=None if probes is None else {"probes": probes,
+                                                                                      "always": True}))
     else:
         select_kernels(method, sources, profile, workload, outcome, gpu)
     if outcome.selection is not None:

@@ -5,27 +5,30 @@ so work that changes along the grid (the second half of a kernel's CTAs doing mo
 first) is missed whole. SMARTS' answer for programs is systematic sampling: measure short
 stretches spread over the whole run. Here the stretches are stretches of the grid.
 
-How (`--sample auto --probes N`, off by default): when auto would stop a kernel with at least
-`min_waves` waves of CTAs not yet placed, it probes instead. Those CTAs are split into N strata
-of equal size; each stratum's first part is skipped (timing.steering.skip_ctas: the CTAs are
-dropped from the timing model at once and the freed slots take the CTAs after them, so the GPU
-stays as full as it was) and its last `probe_waves` waves of CTAs are simulated. The last
-stratum's probe is the end of the grid, so the kernel's tail is simulated as it is. Each probe
-measures the CTA rate once its CTAs are all placed, over the cycles since the skip less the
-first `settle` CTA durations (the CTAs resident at the skip, placed before it, finish then).
-Time is CTAs over rate, so a skipped stretch took its CTAs times the mean of the cycles per CTA
-measured just before and just after it (the trapezoid rule); the kernel's cycles are the cycles
-it was simulated for plus those.
+When: auto would stop a kernel with at least `min_waves` waves of CTAs not yet placed, and the
+functional profile says that the work per CTA (warp instructions) of some stratum of the rest
+differs from the simulated CTAs' by more than `work_delta`. `--probes N` probes every such long
+kernel (`always`), `--probes 0` none.
+
+How: the unplaced CTAs are split into N strata of equal size. Each stratum's first part is
+skipped (timing.steering.skip_ctas: the CTAs are dropped from the timing model at once and the
+freed slots take the CTAs after them, so the GPU stays as full as it was) and its last
+`probe_waves` waves of CTAs are simulated. The last stratum's probe is the end of the grid, so
+the kernel's tail is simulated as it is. Each probe measures the CTA rate once its CTAs are all
+placed, over the cycles since the skip less the first `settle` CTA durations (the CTAs resident
+at the skip, placed before it, finish then). Time is CTAs over rate, so a skipped stretch took
+its CTAs times the mean of the cycles per CTA measured just before and just after it (the
+trapezoid rule); the kernel's cycles are the cycles it was simulated for plus those.
 
 Interval: per stretch, half the difference of its two ends' cycles per CTA (how the rate went
 between two probes is not seen: the error of the trapezoid rule is at most that for a rate that
 moves one way between them), plus z x the two ends' counting noise (1 / sqrt(completions)).
 
-Why off by default: a probe sees where in the grid a kernel is, not how long the machine has
-been running it. polybench/2dconv at standard slows from 0.29 to 0.255 CTAs per cycle after
-~110,000 cycles of a full run (twice the DRAM row activations per CTA); probes, which reach the
-late grid after ~40,000 simulated cycles, measured 0.28-0.30 there and made auto's projection
-worse (docs/sampling/intra-kernel.md, "Rate probes").
+Why only where the work varies: a probe sees where in the grid a kernel is, not how long the
+machine has been running it. polybench/2dconv at standard (even work per CTA) slows from 0.29 to
+0.255 CTAs per cycle after ~110,000 cycles of a full run (twice the DRAM row activations per
+CTA); probes, which reach the late grid after ~40,000 simulated cycles, measured 0.28-0.30 there
+and made auto's projection worse (docs/sampling/intra-kernel.md, "Rate probes").
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import asdict, dataclass, field
+
+import numpy as np
 
 from warpsim.errors import InputError
 from warpsim.sampling.pkp import KernelProjection
@@ -44,17 +49,52 @@ Z = 1.959963984540054
 
 @dataclass(frozen=True)
 class ProbeParams:
-    probes: int = 0               # strata of the unplaced CTAs, each ending in a probe; 0: stop as before
+    probes: int = 4               # strata of the unplaced CTAs, each ending in a probe; 0: never probe
+    always: bool = False          # probe every long enough kernel, not only where the work varies
+    work_delta: float = 0.05      # a stratum's mean work per CTA this far from the simulated part's
     probe_waves: float = 2.0      # CTAs simulated per probe, in waves (CTAs resident at once)
     settle: float = 1.0           # CTA durations after a skip before a probe's rate window opens
     min_waves: float = 16.0       # unplaced CTAs (in waves) a kernel needs at the stop to be probed
 
     def __post_init__(self) -> None:
-        if self.probes < 0 or not (self.probe_waves > 0 and self.settle >= 0 and self.min_waves >= 0):
-            raise InputError("rate probes need probes >= 0, probe_waves > 0, settle >= 0 and min_waves >= 0")
+        if (self.probes < 0 or not (self.probe_waves > 0 and self.settle >= 0 and self.min_waves >= 0)
+                or not self.work_delta >= 0):
+            raise InputError("rate probes need probes >= 0, probe_waves > 0, settle >= 0, min_waves >= 0 "
+                             "and work_delta >= 0")
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def cta_work(profile) -> np.ndarray | None:
+    """Warp instructions of each CTA of a launch, in grid order, from its functional profile (None
+    without one, or when its warps do not divide into the grid's CTAs)."""
+    if profile is None or getattr(profile, "bbv", None) is None:
+        return None
+    per_warp = np.asarray(profile.bbv, dtype=np.float64) @ np.asarray(profile.block_sizes, dtype=np.float64)
+    ctas = int(np.prod(profile.grid))
+    if ctas < 1 or per_warp.size % ctas:
+        return None
+    return per_warp.reshape(ctas, -1).sum(axis=1)
+
+
+def strata(unplaced: int, n: int) -> list[int]:
+    """`unplaced` CTAs in `n` strata of equal size (the first ones one larger)."""
+    return [unplaced // n + (1 if i < unplaced % n else 0) for i in range(n)]
+
+
+def work_difference(work: np.ndarray, placed: int, sizes: list[int]) -> float:
+    """The largest relative difference between a stratum's mean work per CTA (the strata follow the
+    first `placed` CTAs, in grid order) and the mean of those first ones."""
+    base = float(np.mean(work[:placed])) if placed else 0.0
+    if not base > 0:
+        return math.inf
+    out, at = 0.0, placed
+    for n in sizes:
+        if n > 0:
+            out = max(out, abs(float(np.mean(work[at:at + n])) / base - 1.0))
+        at += n
+    return out
 
 
 @dataclass
@@ -99,6 +139,7 @@ class KernelProbes:
     history: CompletionHistory
     gaps: list[Gap] = field(default_factory=list)
     reason: str = ""
+    work_difference: float | None = None   # largest stratum's work per CTA against the simulated part's
 
     @property
     def finished(self) -> bool:
@@ -116,7 +157,8 @@ class KernelProbes:
 
     def to_dict(self) -> dict:
         return {"probes": len(self.skips), "ctas_per_probe": self.probe, "cta_duration": self.cta_duration,
-                "ctas_skipped": self.skipped(), "gaps": [g.to_dict() for g in self.gaps]}
+                "ctas_skipped": self.skipped(), "work_difference": self.work_difference,
+                "gaps": [g.to_dict() for g in self.gaps]}
 
 
 def _rate_since(h: CompletionHistory, start: float) -> tuple[float, int] | None:
@@ -137,11 +179,14 @@ class Prober:
         self._slot: dict[int, int] = {}                  # slot -> kernel id, while probing
         self._pending: dict[int, tuple[int, str]] = {}   # slot -> (CTAs to skip, reason)
 
-    def start(self, v: KernelView, history: CompletionHistory, cta_duration: float, reason: str) -> bool:
-        """Probe the rest of this kernel instead of stopping it; False when it is too short to."""
+    def start(self, v: KernelView, history: CompletionHistory, cta_duration: float, reason: str,
+              work: np.ndarray | None = None) -> bool:
+        """Probe the rest of this kernel instead of stopping it; False when it is too short to, or
+        (unless `always`) when its work per CTA (`work`, grid order) does not change along the grid."""
         p = self.params
         wave = max(v.wave, 1)
-        unplaced = v.info.num_ctas - v.ctas_done - v.ctas_resident
+        placed = v.ctas_done + v.ctas_resident
+        unplaced = v.info.num_ctas - placed
         probe = max(1, math.ceil(p.probe_waves * wave))
         if p.probes < 1 or unplaced < p.min_waves * wave or not cta_duration > 0:
             return False
@@ -149,11 +194,18 @@ class Prober:
         window = _rate_since(history, v.cycle - 2.0 * cta_duration)
         if n < 1 or window is None:
             return False
-        sizes = [unplaced // n + (1 if i < unplaced % n else 0) for i in range(n)]
+        sizes = strata(unplaced, n)
+        varies = None
+        if work is not None and len(work) == v.info.num_ctas:
+            varies = work_difference(work, placed, sizes)
+        if not p.always and not (varies is not None and varies > p.work_delta):
+            return False
+        why = ("probes asked for" if p.always else f"work per CTA along the rest of the grid differs by "
+               f"up to {varies * 100:.1f} % from the simulated part's")
         h = CompletionHistory(history.wave, list(history.cycles), list(history.done), history.first_wave_done)
         k = KernelProbes(kernel_id=v.info.kernel_id, total_ctas=v.info.num_ctas, probe=probe,
                          cta_duration=float(cta_duration), skips=[s - probe for s in sizes], history=h,
-                         reason=reason)
+                         reason=f"{reason}; {why}", work_difference=varies)
         self.kernels[k.kernel_id] = k
         self._slot[v.slot] = k.kernel_id
         self._skip(v, k, *window)
