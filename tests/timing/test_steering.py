@@ -66,3 +66,16 @@ def test_skipping_past_the_end_of_the_grid_skips_what_is_left_and_the_kernel_dra
     assert s.ctas == 8000 - v.ctas_done - v.ctas_resident
     assert k1.ctas == v.ctas_done + v.ctas_resident        # the resident CTAs finished in detail
     assert k2.ctas == 640 and k2.launch_cycle == k1.end_cycle
+
+
+def test_a_kernel_with_a_grid_wide_barrier_cannot_have_ctas_skipped():
+    import dataclasses
+
+    import pytest
+
+    from warpsim.errors import InputError
+
+    k = ffma_loop(iterations=2, ctas=80, kid=1)
+    k.info = dataclasses.replace(k.info, extra={"grid_sync": True})
+    with pytest.raises(InputError, match="grid-wide barrier"):
+        simulate([k], load_gpu("QV100", ["memory_model=fixed"]), controller=SkipAt(kid=1, cycle=500, n=10))

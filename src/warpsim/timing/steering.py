@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from warpsim.errors import InputError
 from warpsim.timing.control import SkipRecord, StopRecord
 from warpsim.timing.state import (
     C_BAR_COUNT,
@@ -78,6 +79,9 @@ def skip_ctas(sim, slot: int, n: int, reason: str) -> int:
     slots take the CTAs after the skipped ones, so the GPU stays as full as it was. Returns how
     many were skipped (fewer when the grid ran out)."""
     run = sim.running[slot]
+    if run.info.extra.get("grid_sync"):
+        raise InputError(f"kernel {run.info.kernel_id} ({run.info.name}) waits at a grid-wide barrier for "
+                         f"all its CTAs: a sampling controller cannot skip any ({reason})")
     v = sim.view(slot)
     skipped = _drop_queued(sim, slot, n)
     kk = sim.kn.k
