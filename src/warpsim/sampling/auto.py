@@ -346,6 +346,7 @@ class AutoController:
     def check(self, views) -> dict[int, str]:
         views = [v for v in views if v.info.kernel_id in self.plan.intra]
         for v in views:
+            self.prober.observe(v)
             if self.prober.probing(v.slot):
                 self.prober.check(v)
         views = [v for v in views if not self.prober.probing(v.slot)]
@@ -372,7 +373,7 @@ class AutoController:
             return False
         by = self.stopped_by[v.info.kernel_id]
         src = self.photon.sources.get(v.info.kernel_id)
-        return self.prober.start(v, w.completions, w.cta_sum / w.cta_n, f"{by} would stop: {reason}",
+        return self.prober.start(v, w.cta_sum / w.cta_n, f"{by} would stop: {reason}",
                                  work=cta_work(getattr(src, "profile", None)))
 
     def take_skips(self) -> dict[int, tuple[int, str]]:

@@ -14,13 +14,16 @@ How: the unplaced CTAs are split into N strata of equal size. Each stratum's fir
 skipped (timing.steering.skip_ctas: the CTAs are dropped from the timing model at once and the
 freed slots take the CTAs after them, so the GPU stays as full as it was) and its last
 `probe_waves` waves of CTAs are simulated. The last stratum's probe is the end of the grid, so
-the kernel's tail is simulated as it is. Each probe measures the CTA rate once its CTAs are all
+the kernel's tail is simulated as it is. Each probe measures the rate once its CTAs are all
 placed, over the cycles since the skip less the first `settle` CTA durations (the CTAs resident
-at the skip, placed before it, finish then). Time is CTAs over rate, so a skipped stretch took
-its CTAs times the mean of the cycles per CTA measured just before and just after it (the
-trapezoid rule); the kernel's cycles are the cycles it was simulated for plus those.
+at the skip, placed before it, finish then): warp instructions issued per cycle when the
+functional profile gives the work of each CTA, CTAs completed per cycle otherwise. Time is work
+over rate, so a skipped stretch took its warp instructions (its CTAs) times the mean of the
+cycles per instruction (per CTA) measured just before and just after it (the trapezoid rule); the
+kernel's cycles are the cycles it was simulated for plus those. Counting the stretch's own
+instructions puts a change of work inside it where it is, not halfway.
 
-Interval: per stretch, half the difference of its two ends' cycles per CTA (how the rate went
+Interval: per stretch, half the difference of its two ends' cycles per unit (how the rate went
 between two probes is not seen: the error of the trapezoid rule is at most that for a rate that
 moves one way between them), plus z x the two ends' counting noise (1 / sqrt(completions)).
 
@@ -41,7 +44,6 @@ import numpy as np
 
 from warpsim.errors import InputError
 from warpsim.sampling.pkp import KernelProjection
-from warpsim.sampling.throughput import CompletionHistory
 from warpsim.timing.control import KernelView, StopRecord
 
 Z = 1.959963984540054
@@ -99,32 +101,61 @@ def work_difference(work: np.ndarray, placed: int, sizes: list[int]) -> float:
 
 @dataclass
 class Gap:
-    """One skipped stretch of the grid and the rates measured at its two ends."""
+    """One skipped stretch of the grid and the rates measured at its two ends, in `unit` per cycle:
+    warp instructions when the functional profile gives the stretch's work, else CTAs."""
 
     cycle: int                          # when it was skipped
     ctas: int
     placed_at: int                      # the kernel's simulated CTAs placed by then
-    before: float                       # CTAs per cycle just before the skip
-    before_n: int                       # completions that rate was measured over
+    amount: float                       # the stretch in `unit` (its CTAs, or their warp instructions)
+    unit: str
+    before: float                       # `unit` per cycle just before the skip
+    before_n: int                       # CTA completions that rate was measured over
     after: float | None = None          # over the probe after it
     after_n: int = 0
 
     def cycles(self) -> float:
-        """The stretch's projected cycles (trapezoid rule on cycles per CTA)."""
+        """The stretch's projected cycles (trapezoid rule on cycles per unit)."""
         inv = [1.0 / r for r in (self.before, self.after) if r is not None and r > 0]
-        return self.ctas * sum(inv) / len(inv) if inv else math.inf
+        return self.amount * sum(inv) / len(inv) if inv else math.inf
 
     def half_width(self) -> tuple[float, float]:
         """(the trapezoid's model term, the counting noise's standard deviation), in cycles."""
         if self.after is None or not self.after > 0:
             return math.inf, 0.0
-        model = self.ctas * abs(1.0 / self.before - 1.0 / self.after) / 2.0
+        model = self.amount * abs(1.0 / self.before - 1.0 / self.after) / 2.0
         rel = math.sqrt(1.0 / max(self.before_n, 1) + 1.0 / max(self.after_n, 1)) / 2.0
         return model, self.cycles() * rel
 
     def to_dict(self) -> dict:
-        return {"cycle": self.cycle, "ctas": self.ctas, "ctas_per_cycle_before": self.before,
-                "ctas_per_cycle_after": self.after, "projected_cycles": self.cycles()}
+        return {"cycle": self.cycle, "ctas": self.ctas, "amount": self.amount, "unit": self.unit,
+                "rate_before": self.before, "rate_after": self.after, "projected_cycles": self.cycles()}
+
+
+@dataclass
+class Track:
+    """(cycle, CTAs done, warp instructions issued) of one running kernel at each check."""
+
+    cycles: list[int] = field(default_factory=list)
+    done: list[int] = field(default_factory=list)
+    issued: list[int] = field(default_factory=list)
+
+    def note(self, v: KernelView) -> None:
+        if not self.cycles or v.cycle > self.cycles[-1]:
+            self.cycles.append(int(v.cycle))
+            self.done.append(int(v.ctas_done))
+            self.issued.append(int(v.warp_instructions))
+
+    def rates(self, start: float) -> tuple[float, float, int] | None:
+        """(CTAs per cycle, warp instructions per cycle, CTAs completed) from the first check at or
+        after `start` to the latest; None without a completion in between."""
+        i = bisect.bisect_left(self.cycles, start)
+        if i >= len(self.cycles) - 1:
+            return None
+        dt, dn = self.cycles[-1] - self.cycles[i], self.done[-1] - self.done[i]
+        if not (dt > 0 and dn > 0):
+            return None
+        return dn / dt, (self.issued[-1] - self.issued[i]) / dt, dn
 
 
 @dataclass
@@ -136,7 +167,8 @@ class KernelProbes:
     probe: int                          # CTAs per probe
     cta_duration: float                 # mean CTA duration at the start of probing
     skips: list[int]                    # each stratum's skipped CTAs, in order
-    history: CompletionHistory
+    track: Track
+    work: np.ndarray | None = None      # warp instructions per CTA, grid order (None: rates in CTAs)
     gaps: list[Gap] = field(default_factory=list)
     reason: str = ""
     work_difference: float | None = None   # largest stratum's work per CTA against the simulated part's
@@ -158,16 +190,8 @@ class KernelProbes:
     def to_dict(self) -> dict:
         return {"probes": len(self.skips), "ctas_per_probe": self.probe, "cta_duration": self.cta_duration,
                 "ctas_skipped": self.skipped(), "work_difference": self.work_difference,
+                "unit": "warp instructions" if self.work is not None else "CTAs",
                 "gaps": [g.to_dict() for g in self.gaps]}
-
-
-def _rate_since(h: CompletionHistory, start: float) -> tuple[float, int] | None:
-    """(CTAs per cycle, completions) from the first check at or after `start` to the latest."""
-    i = bisect.bisect_left(h.cycles, start)
-    if i >= len(h.cycles) - 1:
-        return None
-    dt, dn = h.cycles[-1] - h.cycles[i], h.done[-1] - h.done[i]
-    return (dn / dt, dn) if dt > 0 and dn > 0 else None
 
 
 class Prober:
@@ -176,11 +200,15 @@ class Prober:
     def __init__(self, params: ProbeParams | None = None) -> None:
         self.params = params or ProbeParams()
         self.kernels: dict[int, KernelProbes] = {}       # by kernel id
+        self._tracks: dict[int, Track] = {}              # slot -> the running kernel's progress
         self._slot: dict[int, int] = {}                  # slot -> kernel id, while probing
         self._pending: dict[int, tuple[int, str]] = {}   # slot -> (CTAs to skip, reason)
 
-    def start(self, v: KernelView, history: CompletionHistory, cta_duration: float, reason: str,
-              work: np.ndarray | None = None) -> bool:
+    def observe(self, v: KernelView) -> None:
+        """Note a kernel's progress at a check (every check of a kernel that may be probed)."""
+        self._tracks.setdefault(v.slot, Track()).note(v)
+
+    def start(self, v: KernelView, cta_duration: float, reason: str, work: np.ndarray | None = None) -> bool:
         """Probe the rest of this kernel instead of stopping it; False when it is too short to, or
         (unless `always`) when its work per CTA (`work`, grid order) does not change along the grid."""
         p = self.params
@@ -188,56 +216,62 @@ class Prober:
         placed = v.ctas_done + v.ctas_resident
         unplaced = v.info.num_ctas - placed
         probe = max(1, math.ceil(p.probe_waves * wave))
-        if p.probes < 1 or unplaced < p.min_waves * wave or not cta_duration > 0:
+        track = self._tracks.get(v.slot)
+        if p.probes < 1 or unplaced < p.min_waves * wave or not cta_duration > 0 or track is None:
             return False
         n = min(p.probes, unplaced // (2 * probe))
-        window = _rate_since(history, v.cycle - 2.0 * cta_duration)
+        window = track.rates(v.cycle - 2.0 * cta_duration)
         if n < 1 or window is None:
             return False
         sizes = strata(unplaced, n)
-        varies = None
-        if work is not None and len(work) == v.info.num_ctas:
-            varies = work_difference(work, placed, sizes)
+        if work is not None and len(work) != v.info.num_ctas:
+            work = None
+        varies = work_difference(work, placed, sizes) if work is not None else None
         if not p.always and not (varies is not None and varies > p.work_delta):
             return False
         why = ("probes asked for" if p.always else f"work per CTA along the rest of the grid differs by "
                f"up to {varies * 100:.1f} % from the simulated part's")
-        h = CompletionHistory(history.wave, list(history.cycles), list(history.done), history.first_wave_done)
         k = KernelProbes(kernel_id=v.info.kernel_id, total_ctas=v.info.num_ctas, probe=probe,
-                         cta_duration=float(cta_duration), skips=[s - probe for s in sizes], history=h,
-                         reason=f"{reason}; {why}", work_difference=varies)
+                         cta_duration=float(cta_duration), skips=[s - probe for s in sizes], track=track,
+                         work=work, reason=f"{reason}; {why}", work_difference=varies)
         self.kernels[k.kernel_id] = k
         self._slot[v.slot] = k.kernel_id
-        self._skip(v, k, *window)
+        self._skip(v, k, window)
         return True
 
-    def _skip(self, v: KernelView, k: KernelProbes, rate: float, n: int) -> None:
+    def _skip(self, v: KernelView, k: KernelProbes, window: tuple[float, float, int]) -> None:
         i = len(k.gaps)
-        k.gaps.append(Gap(cycle=v.cycle, ctas=k.skips[i], placed_at=v.ctas_done + v.ctas_resident,
-                          before=rate, before_n=n))
-        self._pending[v.slot] = (k.skips[i], f"rate probe {i + 1} of {len(k.skips)}: {k.skips[i]:,} CTAs "
-                                 f"skipped, {k.probe:,} simulated")
+        placed = v.ctas_done + v.ctas_resident
+        n = k.skips[i]
+        if k.work is not None:      # the next unplaced CTAs in grid order, after the simulated and skipped
+            at = placed + k.skipped()
+            amount, unit, rate = float(k.work[at:at + n].sum()), "warp instructions", window[1]
+        else:
+            amount, unit, rate = float(n), "CTAs", window[0]
+        k.gaps.append(Gap(cycle=v.cycle, ctas=n, placed_at=placed, amount=amount, unit=unit, before=rate,
+                          before_n=window[2]))
+        self._pending[v.slot] = (n, f"rate probe {i + 1} of {len(k.skips)}: {n:,} CTAs skipped, "
+                                 f"{k.probe:,} simulated")
 
     def probing(self, slot: int) -> bool:
         return slot in self._slot
 
     def check(self, v: KernelView) -> None:
-        """A check of a kernel being probed: note its progress; end a probe once its CTAs are all
-        placed (measure its rate, skip the next stretch)."""
+        """A check of a kernel being probed: end a probe once its CTAs are all placed (measure its
+        rate, skip the next stretch). `observe` has noted this check."""
         k = self.kernels[self._slot[v.slot]]
-        k.history.note(v.cycle, v.ctas_done)
         g = k.gaps[-1]
         if g.after is not None:
             return
         placed = v.ctas_done + v.ctas_resident
         if placed - g.placed_at < k.probe and placed + k.skipped() < k.total_ctas:
             return
-        got = _rate_since(k.history, g.cycle + self.params.settle * k.cta_duration)
+        got = k.track.rates(g.cycle + self.params.settle * k.cta_duration)
         if got is None:
             return
-        g.after, g.after_n = got
+        g.after, g.after_n = (got[1] if k.work is not None else got[0]), got[2]
         if len(k.gaps) < len(k.skips):
-            self._skip(v, k, *got)
+            self._skip(v, k, got)
 
     def take_skips(self) -> dict[int, tuple[int, str]]:
         out, self._pending = self._pending, {}
@@ -261,3 +295,4 @@ class Prober:
     def retire(self, slot: int) -> None:
         self._slot.pop(slot, None)
         self._pending.pop(slot, None)
+        self._tracks.pop(slot, None)
