@@ -237,6 +237,9 @@ def test_auto_with_probes_writes_what_it_skipped_and_how_it_timed_it(monkeypatch
     assert lo < k["cycles"] < hi
     assert doc["total"]["simulated_fraction"] < 0.7
     assert (doc["sampling"]["kernels_probed"], doc["sampling"]["kernels_stopped_early"]) == (1, 0)
+    from warpsim.schema import validate
+
+    validate(doc)
 
 
 def test_probes_are_a_choice_of_auto_alone():
