@@ -82,8 +82,9 @@ class Kernel(_Open):
     pkp: _Open | None = Field(None, description="PKP: where the kernel was stopped and why")
     photon: _Open | None = Field(None, description="Photon's warp or BB level: where the kernel was stopped, "
                                  "why, and what the projection used")
-    probes: _Open | None = Field(None, description="rate probes (--sample auto): the simulated part, and each "
-                                 "skipped stretch of the grid with its amount, unit and the rates at its ends")
+    probes: _Open | None = Field(None, description="rate probes (--sample auto): the simulated part, and "
+                                 "each skipped stretch of the grid with its amount, unit and the rates at "
+                                 "its ends")
     auto: _Open | None = Field(None, description="--sample auto: what was done with this launch (simulated, "
                                "intra-kernel, reused), why, its 95 % interval and whether it is flagged")
     memory_from: _Open | None = Field(None, description="projected kernels: where their memory counters "

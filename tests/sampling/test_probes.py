@@ -7,6 +7,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from warpsim.bench.kernels import ffma_loop
 from warpsim.config import load_gpu
@@ -52,27 +54,30 @@ def test_a_kernel_is_split_into_strata_each_skipped_but_for_its_probe_and_timed_
     p = Prober(ProbeParams(probes=4, always=True, probe_waves=2.0, settle=1.0, min_waves=16.0))
     feed(p, 0.25, 20_000)                     # 3,625 done at cycle 20,000
     v = view(20_000, done=3625)
-    assert p.start(v, cta_duration=400.0, reason="test")
+    assert p.start(v, cta_duration=600.0, reason="test")
     k = p.kernels[7]
-    # 10,000 - 3,625 - 100 = 6,275 unplaced; probes of 200 CTAs; four strata of 1,569/1,569/1,569/1,568
-    assert k.probe == 200 and k.skips == [1369, 1369, 1369, 1368]
-    assert p.take_skips() == {3: (1369, "rate probe 1 of 4: 1,369 CTAs skipped, 200 simulated")}
+    # 10,000 - 3,625 - 100 = 6,275 unplaced; probes of 200 CTAs; four strata: the first skips
+    # (6,275 - 4 x 200) // 4 = 1,368
+    assert k.probe == 200 and k.strata == 4 and k.skips == [1368]
+    assert p.take_skips() == {3: (1368, "rate probe 1 of 4: 1,368 CTAs skipped, 200 simulated")}
     assert p.take_skips() == {}
     g = k.gaps[0]
     assert g.before == pytest.approx(0.25, rel=0.01) and g.placed_at == 3725
-    assert (g.unit, g.amount) == ("CTAs", 1369)        # no profile: the rates are in CTAs
+    assert (g.unit, g.amount) == ("CTAs", 1368)        # no profile: the rates are in CTAs
     # the probe's 200 CTAs are not all placed yet: nothing measured, nothing skipped
     p.observe(view(20_500, done=3725, resident=100))
     p.check(view(20_500, done=3725, resident=100))
     assert g.after is None and p.take_skips() == {}
-    # placed: the rate is measured from one CTA duration after the skip (20,400; the first check
-    # at or after it is 20,500, 3,725 done) to now (22,000, 4,025 done): 300 CTAs in 1,500 cycles
+    # placed: the rate is measured from one CTA duration after the skip (20,600; the first check
+    # at or after it is 21,000, 3,825 done) to now (22,000, 4,025 done): 200 CTAs in 1,000 cycles
     for c, d in ((21_000, 3825), (21_500, 3925), (22_000, 4025)):
         p.observe(view(c, done=d, resident=100))
     p.check(view(22_000, done=4025, resident=100))
-    assert g.after == pytest.approx(0.2) and g.after_n == 300
-    assert list(p.take_skips()) == [3] and len(k.gaps) == 2
-    assert k.gaps[1].before == g.after
+    assert g.after == pytest.approx(0.2) and g.after_n == 200
+    # the probe placed 400 CTAs by then, not 200: the next stretches share what is left after
+    # 4,125 placed and 1,368 skipped, less three probes: (10,000 - 5,493 - 600) // 3 = 1,302
+    assert p.take_skips() == {3: (1302, "rate probe 2 of 4: 1,302 CTAs skipped, 200 simulated")}
+    assert len(k.gaps) == 2 and k.gaps[1].before == g.after
 
 
 def test_too_short_a_remainder_is_stopped_as_before():
@@ -92,18 +97,19 @@ def test_by_default_only_a_kernel_whose_work_changes_along_the_grid_is_probed():
     step = np.r_[np.full(6_000, 100.0), np.full(4_000, 130.0)]
     p = Prober(ProbeParams(probes=4))
     feed(p, 0.25, 20_000, ipc=25.0)            # 100 warp instructions per CTA so far
-    assert not p.start(view(20_000, done=3625), 400.0, "test")                 # no profile
-    assert not p.start(view(20_000, done=3625), 400.0, "test", work=even)
-    assert p.start(view(20_000, done=3625), 400.0, "test", work=step)
+    assert not p.start(view(20_000, done=3625), 600.0, "test")                 # no profile
+    assert not p.start(view(20_000, done=3625), 600.0, "test", work=even)
+    assert not p.start(view(20_000, done=3625), 400.0, "test", work=step)      # CTAs shorter than a check
+    assert p.start(view(20_000, done=3625), 600.0, "test", work=step)
     k = p.kernels[7]
     # strata after the first 3,725 CTAs: [3,725, 5,294) all at 100, [5,294, 6,863) 706 at 100 and
     # 863 at 130 (+16.5 %), the last two all at 130: +30 %
     assert k.work_difference == pytest.approx(0.30)
     assert "differs by up to 30.0 %" in k.reason and k.to_dict()["work_difference"] == pytest.approx(0.3)
     # with the work known, the stretches are counted in warp instructions, the rates in IPC: the
-    # first skips CTAs 3,725 .. 5,093, all at 100
+    # first skips CTAs 3,725 .. 5,092, all at 100
     g = k.gaps[0]
-    assert (g.unit, g.amount, g.ctas) == ("warp instructions", 136_900, 1369)
+    assert (g.unit, g.amount, g.ctas) == ("warp instructions", 136_800, 1368)
     assert g.before == pytest.approx(25.0, rel=0.01)
     assert k.to_dict()["unit"] == "warp instructions"
 
@@ -247,3 +253,43 @@ def test_probes_are_a_choice_of_auto_alone():
 
     with pytest.raises(InputError, match="--probes"):
         simulate_workload("polybench/2dconv", "QV100", sample="photon", probes=2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(waves=st.integers(20, 300), wave=st.integers(80, 700), rate=st.floats(0.05, 2.0),
+       stop_at=st.floats(0.05, 0.4), n=st.integers(1, 8))
+def test_a_probed_kernel_accounts_for_every_cta_once(waves, wave, rate, stop_at, n):
+    """A fake machine that completes `rate` x wave / 100 CTAs per cycle and keeps a wave resident:
+    whatever the sizes, every CTA is either simulated or in exactly one skipped stretch, every
+    probe is measured, and the stretches' cycles are finite and positive."""
+    total = waves * wave
+    info = KernelInfo(name="k", kernel_id=1, grid=(total, 1, 1), block=(64, 1, 1))
+    p = Prober(ProbeParams(probes=n, always=True, min_waves=4))
+    per_cycle = rate * wave / 100
+    done, skipped, cycle, started = 0.0, 0, 5000, False
+    while True:
+        cycle += 500
+        left = total - skipped
+        done = min(done + per_cycle * 500, left)
+        resident = min(wave, left - int(done))
+        v = KernelView(slot=0, info=info, wave=wave, launch_cycle=0, start_cycle=5000, cycle=cycle,
+                       warp_instructions=int(done) * 10, thread_instructions=0, ctas_done=int(done),
+                       ctas_resident=resident)
+        p.observe(v)
+        if p.probing(0):
+            p.check(v)
+        elif not started and int(done) >= stop_at * total and int(done) >= 2 * wave:
+            started = True
+            if not p.start(v, cta_duration=wave / per_cycle, reason="test"):
+                return                         # too short to probe: nothing more to check
+        for k, _ in p.take_skips().values():
+            assert k <= total - skipped - int(done) - resident      # never more than is left to place
+            skipped += k
+        if int(done) >= total - skipped:
+            break
+    k = p.kernels[1]
+    assert k.skipped() == skipped == sum(k.skips)
+    assert len(k.gaps) == len(k.skips) == k.strata <= n and all(g.after is not None for g in k.gaps)
+    assert 0 < k.projected_cycles() < math.inf and k.half_width() >= 0
+    # a steady machine: every stretch is timed at the machine's own rate (to the checks' rounding)
+    assert k.projected_cycles() == pytest.approx(skipped / per_cycle, rel=0.1)

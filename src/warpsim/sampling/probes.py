@@ -47,6 +47,7 @@ from warpsim.sampling.pkp import KernelProjection
 from warpsim.timing.control import KernelView, StopRecord
 
 Z = 1.959963984540054
+FULL = 0.75           # resident CTAs, as a share of a wave, for the GPU to count as full (a rate window)
 
 
 @dataclass(frozen=True)
@@ -134,28 +135,34 @@ class Gap:
 
 @dataclass
 class Track:
-    """(cycle, CTAs done, warp instructions issued) of one running kernel at each check."""
+    """(cycle, CTAs done, warp instructions issued, GPU full?) of one running kernel at each check."""
 
     cycles: list[int] = field(default_factory=list)
     done: list[int] = field(default_factory=list)
     issued: list[int] = field(default_factory=list)
+    full: list[bool] = field(default_factory=list)
 
     def note(self, v: KernelView) -> None:
         if not self.cycles or v.cycle > self.cycles[-1]:
             self.cycles.append(int(v.cycle))
             self.done.append(int(v.ctas_done))
             self.issued.append(int(v.warp_instructions))
+            self.full.append(v.ctas_resident >= FULL * max(v.wave, 1))
 
     def rates(self, start: float) -> tuple[float, float, int] | None:
         """(CTAs per cycle, warp instructions per cycle, CTAs completed) from the first check at or
-        after `start` to the latest; None without a completion in between."""
+        after `start` to the latest check at which the GPU was still full (not the grid's draining
+        tail); None without a completion in between."""
         i = bisect.bisect_left(self.cycles, start)
-        if i >= len(self.cycles) - 1:
+        j = len(self.cycles) - 1
+        while j > i and not self.full[j]:
+            j -= 1
+        if j <= i:
             return None
-        dt, dn = self.cycles[-1] - self.cycles[i], self.done[-1] - self.done[i]
+        dt, dn = self.cycles[j] - self.cycles[i], self.done[j] - self.done[i]
         if not (dt > 0 and dn > 0):
             return None
-        return dn / dt, (self.issued[-1] - self.issued[i]) / dt, dn
+        return dn / dt, (self.issued[j] - self.issued[i]) / dt, dn
 
 
 @dataclass
@@ -166,7 +173,8 @@ class KernelProbes:
     total_ctas: int
     probe: int                          # CTAs per probe
     cta_duration: float                 # mean CTA duration at the start of probing
-    skips: list[int]                    # each stratum's skipped CTAs, in order
+    strata: int                         # stretches to skip, each followed by a probe
+    skips: list[int]                    # CTAs skipped so far, per stretch, in order
     track: Track
     work: np.ndarray | None = None      # warp instructions per CTA, grid order (None: rates in CTAs)
     gaps: list[Gap] = field(default_factory=list)
@@ -175,7 +183,7 @@ class KernelProbes:
 
     @property
     def finished(self) -> bool:
-        return len(self.gaps) == len(self.skips) and self.gaps[-1].after is not None
+        return len(self.gaps) == self.strata and self.gaps[-1].after is not None
 
     def skipped(self) -> int:
         return sum(g.ctas for g in self.gaps)
@@ -188,7 +196,7 @@ class KernelProbes:
         return sum(m for m, _ in terms) + Z * math.sqrt(sum(s * s for _, s in terms))
 
     def to_dict(self) -> dict:
-        return {"probes": len(self.skips), "ctas_per_probe": self.probe, "cta_duration": self.cta_duration,
+        return {"probes": self.strata, "ctas_per_probe": self.probe, "cta_duration": self.cta_duration,
                 "ctas_skipped": self.skipped(), "work_difference": self.work_difference,
                 "unit": "warp instructions" if self.work is not None else "CTAs",
                 "gaps": [g.to_dict() for g in self.gaps]}
@@ -219,6 +227,8 @@ class Prober:
         track = self._tracks.get(v.slot)
         if p.probes < 1 or unplaced < p.min_waves * wave or not cta_duration > 0 or track is None:
             return False
+        if len(track.cycles) < 2 or cta_duration < track.cycles[-1] - track.cycles[-2]:
+            return False           # CTAs shorter than the checks' interval: a probe would pass unmeasured
         n = min(p.probes, unplaced // (2 * probe))
         window = track.rates(v.cycle - 2.0 * cta_duration)
         if n < 1 or window is None:
@@ -232,7 +242,7 @@ class Prober:
         why = ("probes asked for" if p.always else f"work per CTA along the rest of the grid differs by "
                f"up to {varies * 100:.1f} % from the simulated part's")
         k = KernelProbes(kernel_id=v.info.kernel_id, total_ctas=v.info.num_ctas, probe=probe,
-                         cta_duration=float(cta_duration), skips=[s - probe for s in sizes], track=track,
+                         cta_duration=float(cta_duration), strata=n, skips=[], track=track,
                          work=work, reason=f"{reason}; {why}", work_difference=varies)
         self.kernels[k.kernel_id] = k
         self._slot[v.slot] = k.kernel_id
@@ -240,17 +250,22 @@ class Prober:
         return True
 
     def _skip(self, v: KernelView, k: KernelProbes, window: tuple[float, float, int]) -> None:
+        """Skip the next stretch: what is left of the grid, less a probe per stratum still to come,
+        split evenly over those strata (a probe that placed more than its CTAs by the check that
+        ended it shortens the stretches after it, and the last probe always ends the grid)."""
         i = len(k.gaps)
         placed = v.ctas_done + v.ctas_resident
-        n = k.skips[i]
-        if k.work is not None:      # the next unplaced CTAs in grid order, after the simulated and skipped
-            at = placed + k.skipped()
+        at = placed + k.skipped()            # the next unplaced CTA in grid order
+        m = k.strata - i
+        n = max(0, (k.total_ctas - at - m * k.probe) // m)
+        if k.work is not None:
             amount, unit, rate = float(k.work[at:at + n].sum()), "warp instructions", window[1]
         else:
             amount, unit, rate = float(n), "CTAs", window[0]
+        k.skips.append(n)
         k.gaps.append(Gap(cycle=v.cycle, ctas=n, placed_at=placed, amount=amount, unit=unit, before=rate,
                           before_n=window[2]))
-        self._pending[v.slot] = (n, f"rate probe {i + 1} of {len(k.skips)}: {n:,} CTAs skipped, "
+        self._pending[v.slot] = (n, f"rate probe {i + 1} of {k.strata}: {n:,} CTAs skipped, "
                                  f"{k.probe:,} simulated")
 
     def probing(self, slot: int) -> bool:
@@ -267,10 +282,12 @@ class Prober:
         if placed - g.placed_at < k.probe and placed + k.skipped() < k.total_ctas:
             return
         got = k.track.rates(g.cycle + self.params.settle * k.cta_duration)
+        if got is None and placed + k.skipped() >= k.total_ctas:
+            got = k.track.rates(g.cycle)    # the grid's end: its tail may drain before the next check
         if got is None:
             return
         g.after, g.after_n = (got[1] if k.work is not None else got[0]), got[2]
-        if len(k.gaps) < len(k.skips):
+        if len(k.gaps) < k.strata:
             self._skip(v, k, got)
 
     def take_skips(self) -> dict[int, tuple[int, str]]:
