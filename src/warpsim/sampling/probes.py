@@ -10,10 +10,13 @@ functional profile says that the work per CTA (warp instructions) of some stratu
 differs from the simulated CTAs' by more than `work_delta`. `--probes N` probes every such long
 kernel (`always`), `--probes 0` none.
 
-How: the unplaced CTAs are split into N strata of equal size. Each stratum's first part is
-skipped (timing.steering.skip_ctas: the CTAs are dropped from the timing model at once and the
-freed slots take the CTAs after them, so the GPU stays as full as it was) and its last
-`probe_waves` waves of CTAs are simulated. The last stratum's probe is the end of the grid, so
+How: the unplaced CTAs are split into N strata. Each stratum's first part is skipped
+(timing.steering.skip_ctas: the CTAs are dropped from the timing model at once and the freed
+slots take the CTAs after them, so the GPU stays as full as it was) and its last `probe_waves`
+waves of CTAs are simulated. Each skip takes an even share of what is left of the grid less the
+probes still to come, so a probe that placed more than its CTAs by the check that ended it
+shortens the stretches after it. Kernels whose CTAs live shorter than the checks' interval are
+not probed (a probe would pass unmeasured). The last stratum's probe is the end of the grid, so
 the kernel's tail is simulated as it is. Each probe measures the rate once its CTAs are all
 placed, over the cycles since the skip less the first `settle` CTA durations (the CTAs resident
 at the skip, placed before it, finish then): warp instructions issued per cycle when the
@@ -44,9 +47,9 @@ import numpy as np
 
 from warpsim.errors import InputError
 from warpsim.sampling.pkp import KernelProjection
+from warpsim.sampling.reuse_checks import Z
 from warpsim.timing.control import KernelView, StopRecord
 
-Z = 1.959963984540054
 FULL = 0.75           # resident CTAs, as a share of a wave, for the GPU to count as full (a rate window)
 
 
@@ -174,7 +177,6 @@ class KernelProbes:
     probe: int                          # CTAs per probe
     cta_duration: float                 # mean CTA duration at the start of probing
     strata: int                         # stretches to skip, each followed by a probe
-    skips: list[int]                    # CTAs skipped so far, per stretch, in order
     track: Track
     work: np.ndarray | None = None      # warp instructions per CTA, grid order (None: rates in CTAs)
     gaps: list[Gap] = field(default_factory=list)
@@ -184,6 +186,11 @@ class KernelProbes:
     @property
     def finished(self) -> bool:
         return len(self.gaps) == self.strata and self.gaps[-1].after is not None
+
+    @property
+    def skips(self) -> list[int]:
+        """CTAs skipped so far, per stretch, in order."""
+        return [g.ctas for g in self.gaps]
 
     def skipped(self) -> int:
         return sum(g.ctas for g in self.gaps)
@@ -242,7 +249,7 @@ class Prober:
         why = ("probes asked for" if p.always else f"work per CTA along the rest of the grid differs by "
                f"up to {varies * 100:.1f} % from the simulated part's")
         k = KernelProbes(kernel_id=v.info.kernel_id, total_ctas=v.info.num_ctas, probe=probe,
-                         cta_duration=float(cta_duration), strata=n, skips=[], track=track,
+                         cta_duration=float(cta_duration), strata=n, track=track,
                          work=work, reason=f"{reason}; {why}", work_difference=varies)
         self.kernels[k.kernel_id] = k
         self._slot[v.slot] = k.kernel_id
@@ -262,7 +269,6 @@ class Prober:
             amount, unit, rate = float(k.work[at:at + n].sum()), "warp instructions", window[1]
         else:
             amount, unit, rate = float(n), "CTAs", window[0]
-        k.skips.append(n)
         k.gaps.append(Gap(cycle=v.cycle, ctas=n, placed_at=placed, amount=amount, unit=unit, before=rate,
                           before_n=window[2]))
         self._pending[v.slot] = (n, f"rate probe {i + 1} of {k.strata}: {n:,} CTAs skipped, "
