@@ -243,6 +243,8 @@ def test_auto_with_probes_writes_what_it_skipped_and_how_it_timed_it(monkeypatch
     assert lo < k["cycles"] < hi
     assert doc["total"]["simulated_fraction"] < 0.7
     assert (doc["sampling"]["kernels_probed"], doc["sampling"]["kernels_stopped_early"]) == (1, 0)
+    assert doc["sampling"]["probes"] == {"probes": 2, "always": True, "work_delta": 0.05, "probe_waves": 2.0,
+                                         "settle": 1.0, "min_waves": 4}
     from warpsim.schema import validate
 
     validate(doc)

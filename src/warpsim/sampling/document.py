@@ -160,6 +160,7 @@ def sampled_document(doc: dict, outcome: SampledOutcome, sources: list[KernelSou
         "method": outcome.method,
         "pkp": outcome.pkp.params.to_dict() if outcome.pkp is not None else None,
         "photon": outcome.photon.params.to_dict() if outcome.photon is not None else None,
+        "probes": outcome.auto[1].prober.params.to_dict() if outcome.auto is not None else None,
         "selection": _selection_summary(outcome),
         "kernels_simulated": int(sum(1 for k in ordered if k.get("simulated_cycles", k["cycles"]) > 0)),
         "kernels_stopped_early": sum(1 for p in outcome.kernels.values() if p.kind != "probes"),
