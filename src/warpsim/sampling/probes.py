@@ -46,6 +46,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from warpsim.errors import InputError
+from warpsim.sampling.photon.bbv import warp_instructions
 from warpsim.sampling.pkp import KernelProjection
 from warpsim.sampling.reuse_checks import Z
 from warpsim.timing.control import KernelView, StopRecord
@@ -77,7 +78,7 @@ def cta_work(profile) -> np.ndarray | None:
     without one, or when its warps do not divide into the grid's CTAs)."""
     if profile is None or getattr(profile, "bbv", None) is None:
         return None
-    per_warp = np.asarray(profile.bbv, dtype=np.float64) @ np.asarray(profile.block_sizes, dtype=np.float64)
+    per_warp = warp_instructions(profile.bbv, profile.block_sizes)
     ctas = int(np.prod(profile.grid))
     if ctas < 1 or per_warp.size % ctas:
         return None

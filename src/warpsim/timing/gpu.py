@@ -351,12 +351,6 @@ class Simulator:
                           thread_instructions=int(kk[slot, K_TINST]), ctas_done=int(kk[slot, K_CTAS_DONE]),
                           ctas_resident=int(kk[slot, K_RESIDENT]))
 
-    def stop_kernel(self, slot: int, reason: str) -> None:
-        steering.stop_kernel(self, slot, reason)
-
-    def skip_ctas(self, slot: int, n: int, reason: str) -> int:
-        return steering.skip_ctas(self, slot, n, reason)
-
     def drain_logs(self) -> tuple[np.ndarray, np.ndarray, int, int]:
         """Sampling logs written since the last call: (warp rows, block rows, warp rows lost, block
         rows lost to the rings wrapping). Rows in the order written (state.WL_* / BL_* columns)."""
@@ -446,10 +440,10 @@ class Simulator:
                     controller.observe_logs(*self.drain_logs())
                 for slot, reason in controller.check([self.view(s) for s in self.running]).items():
                     if slot in self.running and self.running[slot].stop is None:
-                        self.stop_kernel(slot, reason)
+                        steering.stop_kernel(self, slot, reason)
                 for slot, (n, reason) in (take_skips() if take_skips is not None else {}).items():
                     if slot in self.running and self.running[slot].stop is None and n > 0:
-                        self.skip_ctas(slot, n, reason)
+                        steering.skip_ctas(self, slot, n, reason)
                 next_check = t + every
             elif status == core.MAX_CYCLES:
                 if max_cycles is None or max_cycles > MAX_SIM_CYCLES:
