@@ -50,12 +50,13 @@ class AccelsimRun:
 
 
 def _sample(name: str, path: str, *sources: str, args: tuple[str, ...] = (),
-            passed: str | None = r"Test passed|PASSED|Result = PASS",
+            passed: str | None = r"Test passed|PASSED|Result = PASS|completed, returned OK",
             failed: str | None = r"FAIL|Test failed",
-            flags: tuple[str, ...] = (), accelsim: AccelsimRun | None = None) -> Program:
+            flags: tuple[str, ...] = (), accelsim: AccelsimRun | None = None,
+            run_dir: str | None = None) -> Program:
     srcs = tuple(f"Samples/{path}/{s}" for s in (sources or (f"{name}.cu",)))
     return Program(name, "cuda-samples", SAMPLES, srcs, ("Common",), flags, args, passed, failed,
-                   accelsim=accelsim)
+                   accelsim=accelsim, run_dir=run_dir)
 
 
 def _rodinia_timed(*args, **kw) -> Program:
@@ -107,6 +108,26 @@ PROGRAMS: list[Program] = [
             accelsim=AccelsimRun(SDK_CSV, "transpose", ("dimX512", "dimY512"),
                                  note="8 kernels x (1 warm-up + NUM_REPS=100) launches")),
     _sample("alignedTypes", "6_Performance/alignedTypes"),
+    # --- the CUDA samples of the GV100 per-kernel counters (gv100_rodinia_hw_perf.csv: AccelWattch's
+    #     cuda_samples_11.0_validation, defaults); run here from today's copies of the same samples ---
+    _sample("quasirandomGenerator", "5_Domain_Specific/quasirandomGenerator", "quasirandomGenerator.cpp",
+            "quasirandomGenerator_kernel.cu", "quasirandomGenerator_gold.cpp", passed=None),
+    _sample("binomialOptions", "5_Domain_Specific/binomialOptions", "binomialOptions.cpp",
+            "binomialOptions_kernel.cu", "binomialOptions_gold.cpp"),
+    _sample("dct8x8", "2_Concepts_and_Techniques/dct8x8", "dct8x8.cu", "BmpUtil.cpp", "DCT8x8_Gold.cpp",
+            run_dir="Samples/2_Concepts_and_Techniques/dct8x8"),
+    _sample("cudaTensorCoreGemm", "3_CUDA_Features/cudaTensorCoreGemm", flags=("-arch=sm_75",)),
+    # --- texture and surface objects over CUDA arrays and pitched memory (run-app's arrays.py) ---
+    _sample("simpleTexture", "0_Introduction/simpleTexture", run_dir="Samples/0_Introduction/simpleTexture"),
+    _sample("simplePitchLinearTexture", "0_Introduction/simplePitchLinearTexture"),
+    _sample("simpleSurfaceWrite", "0_Introduction/simpleSurfaceWrite",
+            run_dir="Samples/0_Introduction/simpleSurfaceWrite"),
+    _sample("convolutionTexture", "2_Concepts_and_Techniques/convolutionTexture", "main.cpp",
+            "convolutionTexture.cu", "convolutionTexture_gold.cpp"),
+    _sample("stereoDisparity", "5_Domain_Specific/stereoDisparity", passed=None,   # GPU checksum = CPU's
+            run_dir="Samples/5_Domain_Specific/stereoDisparity"),
+    _sample("HSOpticalFlow", "5_Domain_Specific/HSOpticalFlow", "main.cpp", "flowCUDA.cu", "flowGold.cpp",
+            passed=None, run_dir="Samples/5_Domain_Specific/HSOpticalFlow"),          # L1 error < 0.05
     # --- Rodinia 3.1: lud checks its LU factors against the input on the CPU with -v ---
     Program("lud", "rodinia-3.1", RODINIA,
             ("cuda/lud/cuda/lud.cu", "cuda/lud/cuda/lud_kernel.cu", "cuda/lud/common/common.c"),

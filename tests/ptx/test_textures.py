@@ -147,6 +147,31 @@ def test_surface_read_write_and_timing_record(env):
     assert ks.ops[sust].dst == () and len(ks.ops[sust].src) == 4     # handle, x, y, value
 
 
+def test_pitched_texture_reads_and_records_row_pitch_addresses(env):
+    """A 5 x 3 texture whose rows are 32 B apart (cudaResourceTypePitch2D): texels come from the padded rows
+    and the timing record's lane address is ptr + y * pitch + x * 4 (not y * width * 4)."""
+    dev, m = env
+    from warpsim.frontend.ptx.textures import texture_object
+
+    img = np.arange(15, dtype=np.float32).reshape(3, 5) * 2.0
+    padded = np.full((3, 8), -1.0, np.float32)
+    padded[:, :5] = img
+    mem = dev.to_device(padded)
+    t = texture_object(mem.ptr, (5, 3, 1), 2, np.float32, 1, pitch=32)
+    xy = np.array([[0.5, 0.5], [4.5, 2.5], [7.0, 1.5], [2.5, 1.5]], np.float32)   # (7, 1) clamps to x = 4
+    out = dev.alloc(4, np.float32)
+    src = m.launch("sample2d", 1, 32, [t, dev.to_device(xy), out, 4], mode="timing")
+    np.testing.assert_array_equal(dev.to_host(out), [img[0, 0], img[2, 4], img[1, 4], img[1, 2]])
+    (cta,) = list(src.iter_ctas())
+    (warp,) = cta.warps
+    tex = [i for i in range(len(warp)) if warp.space[i] == MemSpace.TEX]
+    assert len(tex) == 1
+    lanes = warp.addr[warp.mem_row[tex[0]]][:4]
+    np.testing.assert_array_equal(lanes - mem.ptr, [0, 2 * 32 + 16, 32 + 16, 32 + 8])
+    with pytest.raises(InputError, match="pitch"):
+        texture_object(mem.ptr, (9, 3, 1), 2, np.float32, 1, pitch=32)
+
+
 def test_bad_texture_arguments(env):
     dev, _ = env
     a = dev.to_device(np.zeros((4, 4), np.float32))

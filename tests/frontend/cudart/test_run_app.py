@@ -233,3 +233,20 @@ def test_trace_app_writes_real_sass_opcodes(build, cudart_env, tmp_path):
     assert r.returncode == 0 and "Test PASSED" in r.stdout, r.stdout + r.stderr
     text = (tmp_path / "t" / "kernel-1.traceg").read_text()
     assert "-binary version = 75" in text and " LDG.E.SYS " in text and " IMAD.WIDE " in text
+
+
+@needs_nvcc
+def test_cuda_arrays_texture_and_surface_objects(build, cudart_env, tmp_path):
+    """programs/textures.cu checks every fetched value on the host: 2-D arrays with point, linear and
+    wrapped normalized sampling, a pitched 2-D texture, tex1Dfetch past the end of linear memory, 8-bit
+    texels read as normalized floats, a surface written by a kernel and copied back, a 3-D array filled
+    by cudaMemcpy3D; an sRGB texture is refused with cudaErrorNotSupported and a message."""
+    exe = build("textures", "-cudart", "shared")
+    out = tmp_path / "run.json"
+    r = run_app(cudart_env, "run-app", "--json", str(out), "--", str(exe))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Test PASSED" in r.stdout, r.stdout
+    assert "cudaCreateTextureObject: sRGB conversion is not supported" in r.stderr
+    doc = json.loads(out.read_text())
+    assert [k["name"] for k in doc["kernels"]].count("_Z7fetch2dyPfffff") == 5
+    assert doc["app"]["unsupported_calls"] == {}

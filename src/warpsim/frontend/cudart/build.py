@@ -20,7 +20,8 @@ from pathlib import Path
 from warpsim.errors import InputError
 from warpsim.frontend.cuda import find_nvcc
 
-SHIM_SOURCE = Path(__file__).with_name("cudart_shim.c")
+SHIM_SOURCES = tuple(Path(__file__).with_name(n)
+                     for n in ("cudart_shim.c", "cudart_arrays.c", "cudart_shim.h"))
 
 # Success without doing anything: hints and profiling ranges that have no effect on a simulator
 # whose managed memory is always coherent and whose streams run in order.
@@ -111,7 +112,8 @@ def _generated_source(tk: Toolkit, defined: set[str]) -> str:
 
 def _digest(tk: Toolkit) -> str:
     h = hashlib.sha256()
-    h.update(SHIM_SOURCE.read_bytes())
+    for src in SHIM_SOURCES:
+        h.update(src.read_bytes())
     h.update(Path(__file__).read_bytes())
     h.update(str(tk).encode())
     h.update(sys.version.encode())
@@ -148,10 +150,15 @@ def build_runtime(major: int | None = None, *, quiet: bool = False) -> Path:
     cc = os.environ.get("CC", "gcc")
     pyinc = sysconfig.get_paths()["include"]
     base = ["-O2", "-fPIC", "-fvisibility=default", f"-I{tk.include}", f"-I{pyinc}"]
-    shim_o = tmp / "shim.o"
-    _run([cc, *base, "-c", str(SHIM_SOURCE), "-o", str(shim_o)])
-    syms = _run(["nm", "--defined-only", "-g", str(shim_o)])
-    defined = {ln.split()[-1] for ln in syms.splitlines() if ln.strip()}
+    objects, defined = [], set()
+    for src in SHIM_SOURCES:
+        if src.suffix != ".c":
+            continue
+        obj = tmp / f"{src.stem}.o"
+        _run([cc, *base, "-c", str(src), "-o", str(obj)])
+        syms = _run(["nm", "--defined-only", "-g", str(obj)])
+        defined |= {ln.split()[-1] for ln in syms.splitlines() if ln.strip()}
+        objects.append(str(obj))
     gen_c = tmp / "generated.c"
     gen_c.write_text(_generated_source(tk, defined))
     gen_o = tmp / "generated.o"
@@ -160,7 +167,7 @@ def build_runtime(major: int | None = None, *, quiet: bool = False) -> Path:
     vscript.write_text(f"libcudart.so.{major} {{ global: *; }};\n")
     tmp_lib = tmp / lib.name
     _run([cc, "-shared", f"-Wl,-soname,libcudart.so.{major}", f"-Wl,--version-script={vscript}",
-          str(shim_o), str(gen_o), "-o", str(tmp_lib), *_python_link_flags(), "-lpthread"])
+          *objects, str(gen_o), "-o", str(tmp_lib), *_python_link_flags(), "-lpthread"])
     os.replace(tmp_lib, lib)
     (out_dir / "libcudart.so").unlink(missing_ok=True)
     (out_dir / "libcudart.so").symlink_to(lib.name)

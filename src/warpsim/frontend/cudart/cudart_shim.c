@@ -10,8 +10,7 @@
  * runtime function with cudaErrorNotSupported.
  */
 #define _GNU_SOURCE
-#include <Python.h>
-#include <cuda_runtime_api.h>
+#include "cudart_shim.h"
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,8 +23,6 @@
 #define WARPSIM_GLOBAL_BASE 0x7F0000000000ULL
 #endif
 #define DEFAULT_REGION (16ULL << 30)
-
-typedef unsigned long long u64;
 
 static PyObject *g_rt = NULL;
 static int g_state = 0;              /* 0: not started, 1: running, -1: failed */
@@ -88,7 +85,7 @@ static void warpsim_finish(void) {
     PyGILState_Release(st);
 }
 
-static int ensure_py(void) {
+int warpsim_ensure_py(void) {
     if (g_state) return g_state < 0;
     pthread_mutex_lock(&g_lock);
     if (!g_state) {
@@ -121,8 +118,8 @@ static int ensure_py(void) {
 
 /* Call Runtime.<meth>(*args) built from `fmt` (a Py_BuildValue tuple format); the method returns
  * a cudaError_t as an int. */
-static long call_rt(const char *meth, const char *fmt, ...) {
-    if (ensure_py()) return cudaErrorInitializationError;
+long warpsim_call_rt(const char *meth, const char *fmt, ...) {
+    if (warpsim_ensure_py()) return cudaErrorInitializationError;
     PyGILState_STATE st = PyGILState_Ensure();
     va_list ap;
     va_start(ap, fmt);
@@ -146,12 +143,9 @@ static long call_rt(const char *meth, const char *fmt, ...) {
     return code;
 }
 
-#define RT(meth, fmt, ...) ((cudaError_t)call_rt(meth, "(" fmt ")", ##__VA_ARGS__))
-#define P(x) ((u64)(uintptr_t)(x))
-
 /* Read a dict {field: int} the runtime returns for a struct, and look values up by name. */
-static PyObject *call_obj(const char *meth, const char *fmt, ...) {
-    if (ensure_py()) return NULL;
+PyObject *warpsim_call_obj(const char *meth, const char *fmt, ...) {
+    if (warpsim_ensure_py()) return NULL;
     va_list ap;
     va_start(ap, fmt);
     PyObject *args = Py_VaBuildValue(fmt, ap);
@@ -167,7 +161,7 @@ static PyObject *call_obj(const char *meth, const char *fmt, ...) {
     return r;
 }
 
-static long long dget(PyObject *d, const char *key) {
+long long warpsim_dget(PyObject *d, const char *key) {
     PyObject *v = PyDict_GetItemString(d, key);
     if (!v) return 0;
     long long x = PyLong_AsLongLong(v);
@@ -310,7 +304,7 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t w, size_t h) {
 cudaError_t cudaFree(void *p) { return RT("free", "K", P(p)); }
 
 cudaError_t cudaMallocHost(void **p, size_t n) {
-    if (ensure_py()) return cudaErrorInitializationError;
+    if (warpsim_ensure_py()) return cudaErrorInitializationError;
     if (posix_memalign(p, 4096, n ? n : 1)) return cudaErrorMemoryAllocation;
     return cudaSuccess;
 }
@@ -378,7 +372,7 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void
 
 /* ---------------------------------------------------------------- device ---------------- */
 
-cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return ensure_py() ? cudaErrorInitializationError : cudaSuccess; }
+cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return warpsim_ensure_py() ? cudaErrorInitializationError : cudaSuccess; }
 cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
 cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
 cudaError_t cudaInitDevice(int d, unsigned int a, unsigned int b) { (void)a; (void)b; return cudaSetDevice(d); }
@@ -403,18 +397,18 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *lo, int *hi) {
     return cudaSuccess;
 }
 
-#define FILL_INT(f) p->f = (int)dget(d, #f)
-#define FILL_SIZE(f) p->f = (size_t)dget(d, #f)
-#define FILL3(f) do { p->f[0] = (int)dget(d, #f ".0"); p->f[1] = (int)dget(d, #f ".1"); \
-                      p->f[2] = (int)dget(d, #f ".2"); } while (0)
+#define FILL_INT(f) p->f = (int)warpsim_dget(d, #f)
+#define FILL_SIZE(f) p->f = (size_t)warpsim_dget(d, #f)
+#define FILL3(f) do { p->f[0] = (int)warpsim_dget(d, #f ".0"); p->f[1] = (int)warpsim_dget(d, #f ".1"); \
+                      p->f[2] = (int)warpsim_dget(d, #f ".2"); } while (0)
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev) {
     if (dev != 0) return cudaErrorInvalidDevice;
     memset(p, 0, sizeof *p);
     PyGILState_STATE st;
-    if (ensure_py()) return cudaErrorInitializationError;
+    if (warpsim_ensure_py()) return cudaErrorInitializationError;
     st = PyGILState_Ensure();
-    PyObject *d = call_obj("properties", "()");
+    PyObject *d = warpsim_call_obj("properties", "()");
     if (!d) { PyGILState_Release(st); return cudaErrorUnknown; }
     PyObject *nm = PyDict_GetItemString(d, "name");
     const char *s = nm ? PyUnicode_AsUTF8(nm) : "warpsim";
@@ -485,20 +479,20 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func) {
     memset(a, 0, sizeof *a);
-    if (ensure_py()) return cudaErrorInitializationError;
+    if (warpsim_ensure_py()) return cudaErrorInitializationError;
     PyGILState_STATE st = PyGILState_Ensure();
-    PyObject *d = call_obj("func_attributes", "(K)", P(func));
+    PyObject *d = warpsim_call_obj("func_attributes", "(K)", P(func));
     cudaError_t e = cudaErrorUnknown;
     if (d) {
-        e = (cudaError_t)dget(d, "error");
-        a->sharedSizeBytes = (size_t)dget(d, "sharedSizeBytes");
-        a->constSizeBytes = (size_t)dget(d, "constSizeBytes");
-        a->localSizeBytes = (size_t)dget(d, "localSizeBytes");
-        a->maxThreadsPerBlock = (int)dget(d, "maxThreadsPerBlock");
-        a->numRegs = (int)dget(d, "numRegs");
-        a->ptxVersion = (int)dget(d, "ptxVersion");
-        a->binaryVersion = (int)dget(d, "binaryVersion");
-        a->maxDynamicSharedSizeBytes = (int)dget(d, "maxDynamicSharedSizeBytes");
+        e = (cudaError_t)warpsim_dget(d, "error");
+        a->sharedSizeBytes = (size_t)warpsim_dget(d, "sharedSizeBytes");
+        a->constSizeBytes = (size_t)warpsim_dget(d, "constSizeBytes");
+        a->localSizeBytes = (size_t)warpsim_dget(d, "localSizeBytes");
+        a->maxThreadsPerBlock = (int)warpsim_dget(d, "maxThreadsPerBlock");
+        a->numRegs = (int)warpsim_dget(d, "numRegs");
+        a->ptxVersion = (int)warpsim_dget(d, "ptxVersion");
+        a->binaryVersion = (int)warpsim_dget(d, "binaryVersion");
+        a->maxDynamicSharedSizeBytes = (int)warpsim_dget(d, "maxDynamicSharedSizeBytes");
         a->preferredShmemCarveout = -1;
         Py_DECREF(d);
     }

@@ -8,6 +8,7 @@ cudaErrorInvalidConfiguration = 9
 cudaErrorInvalidPitchValue = 12
 cudaErrorInvalidSymbol = 13
 cudaErrorInvalidDevicePointer = 17
+cudaErrorInvalidChannelDescriptor = 20
 cudaErrorInvalidMemcpyDirection = 21
 cudaErrorInvalidDeviceFunction = 98
 cudaErrorInvalidDevice = 101

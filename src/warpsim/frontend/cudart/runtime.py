@@ -10,15 +10,15 @@ Settings come from the environment `warpsim run-app` prepares (WARPSIM_APP_*).
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field
 
 from warpsim.errors import WarpsimError
 from warpsim.frontend.cudart import errors as E
+from warpsim.frontend.cudart.arrays import ArrayCalls, CudaArray
+from warpsim.frontend.cudart.calls import CudaError, _say, _write_i32, _write_u64, api
 from warpsim.frontend.cudart.device import MappedDevice, OutOfDeviceMemory
 from warpsim.frontend.cudart.fatbin import parse_fatbin, read_wrapper, select_ptx
 from warpsim.frontend.cudart.props import device_properties
@@ -37,53 +37,6 @@ def start(base: int, region_bytes: int, cudart_version: int) -> Runtime:
             _runtime.profiler = cProfile.Profile()
             _runtime.profiler.enable()
     return _runtime
-
-
-def _say(msg: str) -> None:
-    sys.stderr.write(f"warpsim: {msg}\n")
-    sys.stderr.flush()
-
-
-def _write_u64(addr: int, value: int) -> None:
-    ctypes.c_uint64.from_address(addr).value = value & 0xFFFF_FFFF_FFFF_FFFF
-
-
-def _write_i32(addr: int, value: int) -> None:
-    ctypes.c_int32.from_address(addr).value = int(value)
-
-
-def api(sticky_ok: bool = False):
-    """Wrap a runtime method: errors become CUDA error codes (and a message); the last error is kept."""
-
-    def wrap(fn):
-        @functools.wraps(fn)
-        def inner(self: Runtime, *args):
-            if self.sticky and not sticky_ok:
-                return self.sticky
-            try:
-                code = fn(self, *args) or 0
-            except CudaError as e:
-                if e.message:
-                    _say(e.message)
-                code = e.code
-            except WarpsimError as e:
-                _say(str(e))
-                code = E.cudaErrorInvalidValue
-            except Exception:  # noqa: BLE001 - a bug here must not kill the program silently
-                _say(f"internal error in {fn.__name__}:\n{traceback.format_exc()}")
-                code = E.cudaErrorUnknown
-            if code:
-                self.last_error = code
-            return code
-        return inner
-    return wrap
-
-
-class CudaError(Exception):
-    def __init__(self, code: int, message: str = "") -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass
@@ -110,7 +63,7 @@ class LaunchLog:
 
 
 @dataclass
-class Runtime:
+class Runtime(ArrayCalls):
     base: int
     region_bytes: int
     cudart_version: int
@@ -122,6 +75,7 @@ class Runtime:
     launches: list[LaunchLog] = field(default_factory=list)
     events: dict[int, int | None] = field(default_factory=dict)
     unsupported_calls: dict[str, int] = field(default_factory=dict)
+    arrays: dict[int, CudaArray] = field(default_factory=dict)    # CUDA arrays by handle (device address)
     last_error: int = 0
     sticky: int = 0
     sticky_message: str = ""

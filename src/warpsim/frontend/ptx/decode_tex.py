@@ -101,10 +101,12 @@ def b_tex(fi: FlatInst, c):
         base = [np.floor(np.asarray(x, dtype=np.float64) * (obj.size[k] if obj.normalized and ctype == "f32"
                                                               else 1)).astype(np.int64)
                 for k, x in enumerate(coords)]
-        lin = np.clip(lay, 0, obj.size[2] - 1).astype(np.int64) if layered else np.zeros(b.T, dtype=np.int64)
-        for k in reversed(range(obj.dims)):
-            lin = lin * obj.size[k] + np.clip(base[k], 0, obj.size[k] - 1)
-        addr = np.uint64(obj.ptr) + (lin * obj.texel_bytes).astype(np.uint64)
+        xyz = [np.clip(base[k], 0, obj.size[k] - 1) if k < obj.dims else np.zeros(b.T, dtype=np.int64)
+               for k in range(3)]
+        if layered:
+            xyz[2] = np.clip(lay, 0, obj.size[2] - 1).astype(np.int64)
+        rows = xyz[2] * obj.size[1] + xyz[1]
+        addr = np.uint64(obj.ptr) + (rows * obj.row_bytes + xyz[0] * obj.texel_bytes).astype(np.uint64)
         return MemSpace.TEX, np.where(b.valid if m is None else m, addr, np.uint64(0))
     return _op(fn, kind=InstKind.LOAD, unit=Unit.TEX, lat=LatClass.MEM, space=MemSpace.TEX, width=16,
                mem="ld")

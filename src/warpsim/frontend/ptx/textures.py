@@ -15,6 +15,7 @@ or [-1, 1] (signed). Channels the texture lacks read as 0.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +27,7 @@ _FILTERS = ("point", "linear")
 _MODES = ("clamp", "border", "wrap", "mirror")
 _HANDLE_BASE = 0x7E00_0000_0000
 _TABLE: dict[int, TexObject] = {}
+_NEXT = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -44,14 +46,21 @@ class TexObject:
     surface: bool = False
     linear: bool = False              # tex1Dfetch on plain linear memory
     layered: bool = False             # an array of 1-D/2-D layers (size[2] = layers)
+    pitch: int = 0                    # bytes from one row to the next (0: width x texel bytes)
 
     @property
     def texel_bytes(self) -> int:
         return self.dtype.itemsize * self.channels
 
+    @property
+    def row_bytes(self) -> int:
+        return self.pitch or self.size[0] * self.texel_bytes
+
 
 def _register(obj: TexObject) -> int:
-    handle = _HANDLE_BASE + len(_TABLE) + 1
+    # handles are never reused: a timing-mode replay after the program destroyed an object still
+    # resolves the handles its recorded launches used
+    handle = _HANDLE_BASE + next(_NEXT)
     _TABLE[handle] = obj
     return handle
 
@@ -86,6 +95,18 @@ def create_texture(array, dims: int | None = None, filter: str = "point", addres
     layered: ([layers,] [height,] width [, channels]) with dims = 1 or 2 spatial dimensions."""
     dims = dims or (1 if linear else min(len(array.shape) - (1 if layered else 0), 3))
     ptr, size, ch, dt = _shape_args(array, dims, layered)
+    return texture_object(ptr, size, dims, dt, ch, filter=filter, address=address, normalized=normalized,
+                          read_mode=read_mode, linear=linear, layered=layered)
+
+
+def texture_object(ptr: int, size: tuple[int, int, int], dims: int, dtype, channels: int, *, pitch: int = 0,
+                   filter: str = "point", address: str | tuple = "clamp", normalized: bool = False,
+                   read_mode: str = "element", linear: bool = False, layered: bool = False) -> int:
+    """A texture object over device memory at `ptr`: size (width, height, depth or layers) in texels,
+    rows `pitch` bytes apart (0: packed). The CUDA runtime's cudaCreateTextureObject lands here."""
+    dt = np.dtype(dtype)
+    if channels not in (1, 2, 4):
+        raise InputError(f"textures have 1, 2 or 4 channels, got {channels}")
     if filter not in _FILTERS:
         raise InputError(f"texture filter must be one of {_FILTERS}, got {filter!r}")
     modes = (address,) * 3 if isinstance(address, str) else tuple(address) + ("clamp",) * (3 - len(address))
@@ -97,15 +118,36 @@ def create_texture(array, dims: int | None = None, filter: str = "point", addres
         raise InputError("read_mode must be 'element' or 'normalized'")
     if filter == "linear" and dt.kind in "iu" and read_mode == "element":
         raise InputError("linear filtering of integer texels needs read_mode='normalized' (as in CUDA)")
-    return _register(TexObject(ptr, size, dims, dt, ch, filter, modes, normalized, read_mode, False, linear,
-                               layered))
+    _check_pitch(size, dt, channels, pitch)
+    return _register(TexObject(int(ptr), tuple(int(x) for x in size), dims, dt, channels, filter, modes,
+                               normalized, read_mode, False, linear, layered, pitch))
+
+
+def _check_pitch(size, dt: np.dtype, channels: int, pitch: int) -> None:
+    if pitch and pitch < size[0] * dt.itemsize * channels:
+        raise InputError(f"a row pitch of {pitch} B is less than a row of {size[0]} texels of "
+                         f"{dt.itemsize * channels} B")
 
 
 def create_surface(array, dims: int | None = None) -> int:
     """A surface object over a DeviceArray (suld/sust address x in bytes, y and z in rows/slices)."""
     dims = dims or min(len(array.shape), 3)
     ptr, size, ch, dt = _shape_args(array, dims)
-    return _register(TexObject(ptr, size, dims, dt, ch, surface=True))
+    return surface_object(ptr, size, dims, dt, ch)
+
+
+def surface_object(ptr: int, size: tuple[int, int, int], dims: int, dtype, channels: int,
+                   pitch: int = 0) -> int:
+    """A surface object over device memory at `ptr` (see texture_object)."""
+    dt = np.dtype(dtype)
+    _check_pitch(size, dt, channels, pitch)
+    return _register(TexObject(int(ptr), tuple(int(x) for x in size), dims, dt, channels, surface=True,
+                               pitch=pitch))
+
+
+def forget(handle: int, surface: bool) -> None:
+    """cudaDestroy{Texture,Surface}Object: check the handle (the entry stays for replays)."""
+    lookup(handle, surface)
 
 
 # --- fetch ------------------------------------------------------------------------------------------
@@ -113,11 +155,18 @@ def create_surface(array, dims: int | None = None) -> int:
 def _texels(device, obj: TexObject) -> np.ndarray:
     """Texel array [depth, height, width, channels] viewing device memory."""
     w, h, d = obj.size
-    n = w * h * d * obj.texel_bytes
+    row = obj.row_bytes
+    n = (h * d - 1) * row + w * obj.texel_bytes
     off = obj.ptr - GLOBAL_BASE
     if off < 0 or off + n > device.top:
         raise MemoryFault(f"texture/surface memory 0x{obj.ptr:x}+{n} is no longer allocated")
-    return device.heap[off:off + n].view(obj.dtype).reshape(d, h, w, obj.channels)
+    if row == w * obj.texel_bytes:
+        return device.heap[off:off + n].view(obj.dtype).reshape(d, h, w, obj.channels)
+    item = obj.dtype.itemsize
+    if off % item or row % item:
+        raise MemoryFault(f"texture memory 0x{obj.ptr:x} or its pitch {row} is not aligned to its texels")
+    return np.ndarray((d, h, w, obj.channels), dtype=obj.dtype, buffer=device.heap, offset=off,
+                      strides=(h * row, row, obj.texel_bytes, item))
 
 
 def _address(i: np.ndarray, n: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
@@ -225,6 +274,7 @@ def surface_index(obj: TexObject, coords: list[np.ndarray], nbytes: int, mode: s
     """
     w, h, d = obj.size
     row = w * obj.texel_bytes
+    pitch = obj.row_bytes
     x = np.asarray(coords[0]).astype(np.int64)
     y = np.asarray(coords[1]).astype(np.int64) if obj.dims > 1 else np.zeros_like(x)
     z = np.asarray(coords[2]).astype(np.int64) if obj.dims > 2 else np.zeros_like(x)
@@ -235,5 +285,5 @@ def surface_index(obj: TexObject, coords: list[np.ndarray], nbytes: int, mode: s
         ok = np.ones_like(ok)
     if x.size and (x % min(nbytes, obj.texel_bytes) != 0).any():
         raise MemoryFault("misaligned surface access (x is a byte coordinate)")
-    off = (z * h + y) * row + x
+    off = (z * h + y) * pitch + x
     return np.where(ok, off, 0), ok
