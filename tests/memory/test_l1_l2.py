@@ -129,6 +129,25 @@ def test_atomics_at_l2_and_shared_latency(qv100):
     assert "total dram reads = 1" in text and "gpgpu_n_shmem_bkconflict = 31" in text
 
 
+def test_constant_loads_serialise_per_distinct_address(qv100):
+    """The CUDA C++ Programming Guide ("Constant Memory"): a warp's constant request is split into one
+    request per distinct address. A broadcast takes the LDST unit one cycle and returns after the L1
+    latency; 32 lanes reading 4 words (8 lanes each, as dct8x8's DCTv8matrix[i * 8 + ty]) take 4 cycles
+    and return 3 cycles later; inactive lanes' addresses do not count."""
+    hs = build_hierarchy(qv100)
+    c = 0x1000
+    assert issue(hs, 0, 0, 1, [c] * 32, mask=0xFFFFFFFF, space=MemSpace.CONST) == 1
+    four = [c + 4 * (lane // 8) for lane in range(32)]
+    assert issue(hs, 0, 1, 2, four, mask=0xFFFFFFFF, space=MemSpace.CONST) == 4
+    assert issue(hs, 0, 2, 3, four, mask=0x000000FF, space=MemSpace.CONST) == 1
+    done = settle(hs)
+    lat = qv100.l1d.latency
+    assert done[1] == lat and done[2] == lat + 3 and done[3] == lat
+    st = collect_stats(hs)
+    assert st["const"]["accesses"] == 3 and st["const"]["serialized"] == 3
+    assert st["l1d"]["accesses"] == 0
+
+
 def test_adaptive_carveout(qv100):
     assert carveout(qv100, 0) == (0, 256)            # 128 KB L1
     assert carveout(qv100, 96 * 1024) == (96, 64)    # 32 KB L1

@@ -90,6 +90,27 @@ def bank_cycles(out_addr, n, banks, counts):
 
 
 @jit
+def distinct_addresses(mask, addrs, seen):
+    """How many distinct addresses the active lanes name (1 for a broadcast, at least 1).
+
+    `seen` (32 entries): int64 scratch, overwritten.
+    """
+    n = 0
+    for lane in range(32):
+        if (mask >> lane) & 1:
+            a = np.int64(addrs[lane])
+            new = True
+            for j in range(n):
+                if seen[j] == a:
+                    new = False
+                    break
+            if new:
+                seen[n] = a
+                n += 1
+    return max(n, 1)
+
+
+@jit
 def shared_conflict_ways(mask, addrs, width, banks, bank_width, words, counts):
     """Bank-conflict degree: the most distinct words any one bank must serve (a broadcast is free).
 

@@ -1,7 +1,9 @@
 """hier_issue: a warp's memory instruction enters the LDST unit of its SM.
 
-Shared and constant accesses complete after a fixed latency (shared: plus bank-conflict
-serialisation; constant cache perfect, as in Accel-Sim's configs). Global, local and texture
+Shared and constant accesses complete after a fixed latency plus their serialisation: shared
+memory's bank conflicts, and the constant cache's one address per cycle (the CUDA C++ Programming
+Guide, "Constant Memory": a warp's request is split into as many requests as it has distinct
+addresses; the cache itself always hits, as in Accel-Sim's configs). Global, local and texture
 accesses are coalesced into 32 B sector requests and looked up in the L1 at issue; hits return
 after the L1 latency, misses allocate (or merge into) an L1 MSHR and enter the miss queue after
 the L1 latency, stores write through. Atomics and L1-bypassing loads go straight to the L2.
@@ -21,7 +23,12 @@ import numpy as np
 
 from warpsim.ir.kinds import FLAG_BYPASS_L1, InstKind, MemSpace
 from warpsim.timing.memory.hierarchy import state as S
-from warpsim.timing.memory.hierarchy.coalescer import bank_cycles, coalesce, shared_conflict_ways
+from warpsim.timing.memory.hierarchy.coalescer import (
+    bank_cycles,
+    coalesce,
+    distinct_addresses,
+    shared_conflict_ways,
+)
 from warpsim.timing.memory.hierarchy.l1d import l1_sector_valid, l1_touch
 from warpsim.timing.memory.hierarchy.route import route_slice
 from warpsim.timing.memory.hierarchy.slots import slot_alloc, slot_free_count
@@ -167,9 +174,11 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
         _fixed(hs, cycle, token, wait + p[P_SMEM_LAT] + ways - 1)
         return wait + ways
     if space == _CONST:
+        ways = distinct_addresses(mask, addrs, hs.X[S.X_WORDS])
         hs.sc[SC_CONST_ACC] += 1
-        _fixed(hs, cycle, token, p[P_L1_LAT])
-        return 1
+        hs.sc[S.SC_CONST_SERIAL] += ways - 1
+        _fixed(hs, cycle, token, p[P_L1_LAT] + ways - 1)
+        return ways
     # remember the sector count and request type while the warp is refused (hier_issue's fast path)
     wc = hs.WC
     warp = token // PENDING_PER_WARP

@@ -74,7 +74,7 @@ def collect_stats(hs: HierState) -> dict:
     out = {
         "l1d": l1, "l2": l2, "dram": dram, "icnt": icnt,
         "shared": {"accesses": int(sc[S.SC_SMEM_ACC]), "bank_conflicts": int(sc[S.SC_SMEM_CONFLICT])},
-        "const": {"accesses": int(sc[S.SC_CONST_ACC])},
+        "const": {"accesses": int(sc[S.SC_CONST_ACC]), "serialized": int(sc[S.SC_CONST_SERIAL])},
     }
     return derive(out, hs)
 
@@ -102,13 +102,13 @@ def derive(stats: dict, hs: HierState, elapsed_cycles: int | None = None) -> dic
     if elapsed_cycles is not None:
         dram_cycles = elapsed_cycles * hs.p[S.P_PC] / hs.p[S.P_PDR]
         d["utilization"] = d["busy_cycles"] / (dram_cycles * n_ch) if dram_cycles > 0 else 0.0
-    stats["const"]["model"] = "perfect constant cache"
+    stats["const"]["model"] = "constant cache always hits; one cycle per distinct address of a warp"
     return stats
 
 
 _COUNTERS = (S.SC_IC_REQ_PKTS, S.SC_IC_REQ_FLITS, S.SC_IC_REP_PKTS, S.SC_IC_REP_FLITS, S.SC_SMEM_ACC,
              S.SC_SMEM_CONFLICT, S.SC_CONST_ACC, S.SC_ISSUE_FAIL, S.SC_DR_CYCLES, S.SC_L2_CYCLES,
-             S.SC_IC_CYCLES, S.SC_L1_TAG_LOOKUPS, S.SC_ICNT_STALL, S.SC_L1_BANK_CONFLICT)
+             S.SC_IC_CYCLES, S.SC_L1_TAG_LOOKUPS, S.SC_ICNT_STALL, S.SC_L1_BANK_CONFLICT, S.SC_CONST_SERIAL)
 
 
 def reset_stats(hs: HierState) -> None:
