@@ -59,6 +59,7 @@ def _kernel_doc(r: KernelResult, gpu) -> dict:
         "l2": r.memory.get("l2", {}),
         "dram": r.memory.get("dram", {}),
         "shared": r.memory.get("shared", {}),
+        "const": r.memory.get("const", {}),
         "icnt": r.memory.get("icnt", {}),
         "icache": r.memory.get("icache", {}),
         "stalls": {

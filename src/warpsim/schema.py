@@ -73,6 +73,8 @@ class Kernel(_Open):
     l2: Cache | None = None
     dram: Dram | _Open | None = None
     shared: _Open | None = None
+    const: _Open | None = Field(None, description="constant loads (warp instructions) and the cycles their "
+                                "distinct addresses added (serialized)")
     icnt: _Open | None = None
     icache: _Open | None = Field(None, description="instruction cache (hierarchy model): lookups (a warp "
                                  "moving to a line other than its last), misses, miss_rate")
