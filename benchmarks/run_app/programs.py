@@ -53,9 +53,10 @@ def _sample(name: str, path: str, *sources: str, args: tuple[str, ...] = (),
             passed: str | None = r"Test passed|PASSED|Result = PASS|completed, returned OK",
             failed: str | None = r"FAIL|Test failed",
             flags: tuple[str, ...] = (), accelsim: AccelsimRun | None = None,
-            run_dir: str | None = None) -> Program:
+            run_dir: str | None = None, includes: tuple[str, ...] = ()) -> Program:
     srcs = tuple(f"Samples/{path}/{s}" for s in (sources or (f"{name}.cu",)))
-    return Program(name, "cuda-samples", SAMPLES, srcs, ("Common",), flags, args, passed, failed,
+    incs = ("Common", *(f"Samples/{path}/{i}" for i in includes))
+    return Program(name, "cuda-samples", SAMPLES, srcs, incs, flags, args, passed, failed,
                    accelsim=accelsim, run_dir=run_dir)
 
 
@@ -145,12 +146,12 @@ PROGRAMS: list[Program] = [
     _sample("simpleZeroCopy", "0_Introduction/simpleZeroCopy", passed=None),
     _sample("simpleHyperQ", "0_Introduction/simpleHyperQ", passed=None),
     _sample("systemWideAtomics", "0_Introduction/systemWideAtomics", passed=None),
-    _sample("MC_EstimatePiInlineP", "2_Concepts_and_Techniques/MC_EstimatePiInlineP", "main.cpp",
-            "piestimator.cu", "test.cpp", passed=None),
+    _sample("MC_EstimatePiInlineP", "2_Concepts_and_Techniques/MC_EstimatePiInlineP", "src/main.cpp",
+            "src/piestimator.cu", "src/test.cpp", passed=None, includes=("inc",)),
     _sample("eigenvalues", "2_Concepts_and_Techniques/eigenvalues", "main.cu", "bisect_large.cu",
-            "bisect_small.cu", "bisect_util.cu", "gerschgorin.cpp", "matlab.cpp", passed=None),
+            "bisect_small.cu", "bisect_util.cu", "gerschgorin.cpp", "matlab.cpp", passed=None,
+            run_dir="Samples/2_Concepts_and_Techniques/eigenvalues"),
     _sample("inlinePTX", "2_Concepts_and_Techniques/inlinePTX", passed=None),
-    _sample("interval", "2_Concepts_and_Techniques/interval", passed=None),
     _sample("reduction", "2_Concepts_and_Techniques/reduction", "reduction.cpp", "reduction_kernel.cu"),
     _sample("reductionMultiBlockCG", "2_Concepts_and_Techniques/reductionMultiBlockCG"),
     _sample("threadFenceReduction", "2_Concepts_and_Techniques/threadFenceReduction"),
@@ -160,10 +161,8 @@ PROGRAMS: list[Program] = [
     _sample("globalToShmemAsyncCopy", "3_CUDA_Features/globalToShmemAsyncCopy", passed=None),
     _sample("newdelete", "3_CUDA_Features/newdelete", passed=None),
     _sample("warpAggregatedAtomicsCG", "3_CUDA_Features/warpAggregatedAtomicsCG", passed=None),
-    _sample("FDTD3d", "5_Domain_Specific/FDTD3d", "FDTD3d.cpp", "FDTD3dGPU.cu", "FDTD3dReference.cpp",
-            passed=None),
-    _sample("MonteCarloMultiGPU", "5_Domain_Specific/MonteCarloMultiGPU", "MonteCarloMultiGPU.cpp",
-            "MonteCarlo_gold.cpp", "MonteCarlo_kernel.cu", "multithreading.cpp", passed=None),
+    _sample("FDTD3d", "5_Domain_Specific/FDTD3d", "src/FDTD3d.cpp", "src/FDTD3dGPU.cu",
+            "src/FDTD3dReference.cpp", passed=None, includes=("inc",)),
     _sample("LargeKernelParameter", "6_Performance/LargeKernelParameter", passed=None),
     _sample("UnifiedMemoryPerf", "6_Performance/UnifiedMemoryPerf", "matrixMultiplyPerf.cu",
             "commonKernels.cu", "helperFunctions.cpp", passed=None),

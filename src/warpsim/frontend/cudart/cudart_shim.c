@@ -249,13 +249,13 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
  * their destructors then, later than a handler registered once at start-up, so at exit they would be
  * destroyed before it runs (garbage strings, segmentation faults). Registering the handler again after
  * every call that may run compiled code keeps it the most recent one; it runs once (g_finished). */
-static void finish_last(void) {
+void warpsim_finish_last(void) {
     if (g_state == 1 && !g_finished) atexit(warpsim_finish);
 }
 
 static cudaError_t launch(const void *func, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s) {
     cudaError_t e = RT("launch", "KIIIIIIKKK", P(func), g.x, g.y, g.z, b.x, b.y, b.z, P(args), (u64)shm, P(s));
-    finish_last();
+    warpsim_finish_last();
     return e;
 }
 
@@ -424,6 +424,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev) {
     FILL_INT(maxBlocksPerMultiProcessor); FILL_SIZE(reservedSharedMemPerBlock);
     FILL_INT(globalL1CacheSupported); FILL_INT(localL1CacheSupported); FILL_INT(concurrentManagedAccess);
     FILL_INT(pageableMemoryAccess); FILL_INT(directManagedMemAccessFromHost); FILL_INT(pciBusID);
+    FILL_INT(integrated); FILL_INT(ECCEnabled); FILL_INT(cooperativeLaunch); FILL_INT(memoryPoolsSupported);
 #if CUDART_VERSION < 13000
     FILL_INT(clockRate); FILL_INT(memoryClockRate); FILL_INT(kernelExecTimeoutEnabled);
     FILL_INT(computeMode);
@@ -465,7 +466,8 @@ static const struct { int attr; const char *key; } ATTRS[] = {
     {cudaDevAttrDirectManagedMemAccessFromHost, "directManagedMemAccessFromHost"},
     {cudaDevAttrPciBusId, "pciBusID"}, {cudaDevAttrKernelExecTimeout, "kernelExecTimeoutEnabled"},
     {cudaDevAttrComputeMode, "computeMode"}, {cudaDevAttrEccEnabled, "ECCEnabled"},
-    {cudaDevAttrCooperativeLaunch, "cooperativeLaunch"},
+    {cudaDevAttrCooperativeLaunch, "cooperativeLaunch"}, {cudaDevAttrGpuOverlap, "gpuOverlap"},
+    {cudaDevAttrMemoryPoolsSupported, "memoryPoolsSupported"},
 };
 
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev) {
@@ -540,39 +542,6 @@ const char *cudaGetErrorString(cudaError_t e) {
     case cudaErrorNotReady: return "device not ready";
     default: return warpsim_error_name((int)e);
     }
-}
-
-/* ---------------------------------------------------------------- streams and events ---- */
-
-cudaError_t cudaStreamCreate(cudaStream_t *s) { return RT("stream_create", "K", P(s)); }
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int f) { (void)f; return cudaStreamCreate(s); }
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int f, int prio) {
-    (void)f; (void)prio;
-    return cudaStreamCreate(s);
-}
-cudaError_t cudaStreamDestroy(cudaStream_t s) { (void)s; return RT("sticky_check", ""); }
-cudaError_t cudaStreamSynchronize(cudaStream_t s) { (void)s; return RT("synchronize", ""); }
-cudaError_t cudaStreamQuery(cudaStream_t s) { (void)s; return RT("sticky_check", ""); }
-cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int f) {
-    (void)s; (void)e; (void)f;
-    return RT("sticky_check", "");
-}
-cudaError_t cudaEventCreate(cudaEvent_t *e) { return RT("event_create", "K", P(e)); }
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int f) { (void)f; return cudaEventCreate(e); }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { return RT("event_record", "KK", P(e), P(s)); }
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int f) {
-    (void)f;
-    return RT("event_record", "KK", P(e), P(s));
-}
-cudaError_t cudaEventSynchronize(cudaEvent_t e) { (void)e; return RT("synchronize", ""); }
-cudaError_t cudaEventQuery(cudaEvent_t e) { (void)e; return RT("sticky_check", ""); }
-cudaError_t cudaEventDestroy(cudaEvent_t e) { (void)e; return RT("sticky_check", ""); }
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
-    double v = 0.0;
-    cudaError_t e = RT("event_elapsed", "KKK", P(&v), P(a), P(b));
-    finish_last();
-    *ms = (float)v;
-    return e;
 }
 
 /* cuda_profiler_api.h: profiling ranges mean nothing here. */

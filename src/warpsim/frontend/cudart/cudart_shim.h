@@ -15,6 +15,7 @@ long warpsim_call_rt(const char *meth, const char *fmt, ...);  /* Runtime.<meth>
 PyObject *warpsim_call_obj(const char *meth, const char *fmt, ...);   /* ... -> a new reference (GIL held) */
 long long warpsim_dget(PyObject *d, const char *key);          /* d[key] as an integer, 0 if absent */
 int warpsim_unsupported(const char *name);
+void warpsim_finish_last(void);                                /* keep the exit handler the last one */
 
 #define RT(meth, fmt, ...) ((cudaError_t)warpsim_call_rt(meth, "(" fmt ")", ##__VA_ARGS__))
 #define P(x) ((u64)(uintptr_t)(x))

@@ -36,6 +36,7 @@ def device_properties(gpu, total_global_mem: int) -> dict:
         "canMapHostMemory": 0,
         "concurrentKernels": int(sm.concurrent_kernels),
         "asyncEngineCount": 0,
+        "gpuOverlap": 0,                   # copies do not overlap kernels (every call completes in order)
         "unifiedAddressing": 1,
         "memoryBusWidth": dram.channels * dram.bus_width_bytes * 8,
         "l2CacheSize": l2_bytes,
@@ -57,4 +58,5 @@ def device_properties(gpu, total_global_mem: int) -> dict:
         "computeMode": 0,
         "ECCEnabled": 0,
         "cooperativeLaunch": 1,            # grid.sync() works (docs/real-cuda.md)
+        "memoryPoolsSupported": 1,         # cudaMallocAsync and the default pool (cudart_streams.c)
     }

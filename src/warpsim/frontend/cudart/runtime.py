@@ -76,6 +76,8 @@ class Runtime(ArrayCalls):
     events: dict[int, int | None] = field(default_factory=dict)
     unsupported_calls: dict[str, int] = field(default_factory=dict)
     arrays: dict[int, CudaArray] = field(default_factory=dict)    # CUDA arrays by handle (device address)
+    pool_settings: dict[int, int] = field(default_factory=lambda: {1: 1, 2: 1, 3: 1, 4: 0})
+    pool_high: int = 0                # most device memory in use at once (the pool's high-water marks)
     last_error: int = 0
     sticky: int = 0
     sticky_message: str = ""
@@ -228,6 +230,7 @@ class Runtime(ArrayCalls):
             ptr, _ = self.device.malloc(n)
         except OutOfDeviceMemory as e:
             raise CudaError(E.cudaErrorMemoryAllocation, f"cudaMalloc: {e}") from e
+        self.pool_high = max(self.pool_high, self.device.used_bytes)
         _write_u64(out, ptr)
         return 0
 
@@ -313,6 +316,32 @@ class Runtime(ArrayCalls):
     def mem_info(self, free_out: int, total_out: int) -> int:
         _write_u64(free_out, self.region_bytes - self.device.used_bytes)
         _write_u64(total_out, self.region_bytes)
+        return 0
+
+    @api()
+    def mempool_attribute(self, attr: int, ptr: int, set_it: int) -> int:
+        """cudaMemPool{Set,Get}Attribute on the default pool: reuse policies (int) and the release
+        threshold (bytes) are kept; the reserved/used counters (5-8) are the device's allocations."""
+        if attr in (1, 2, 3):
+            if set_it:
+                self.pool_settings[attr] = ctypes.c_int32.from_address(ptr).value
+            else:
+                _write_i32(ptr, self.pool_settings[attr])
+        elif attr == 4:
+            if set_it:
+                self.pool_settings[attr] = ctypes.c_uint64.from_address(ptr).value
+            else:
+                _write_u64(ptr, self.pool_settings[attr])
+        elif attr in (5, 6, 7, 8):
+            if set_it:
+                if attr in (5, 7) or ctypes.c_uint64.from_address(ptr).value != 0:
+                    raise CudaError(E.cudaErrorInvalidValue, f"cudaMemPoolSetAttribute: attribute {attr} is "
+                                    "read-only (a high-water mark may only be reset to 0)")
+                self.pool_high = self.device.used_bytes
+            else:
+                _write_u64(ptr, self.pool_high if attr in (6, 8) else self.device.used_bytes)
+        else:
+            return self.unsupported(f"cudaMemPool{'Set' if set_it else 'Get'}Attribute(attribute {attr})")
         return 0
 
     @api(sticky_ok=True)

@@ -1,4 +1,5 @@
-// Copies, memsets, 2D copies, symbols, managed memory, streams, function attributes, occupancy.
+// Copies, memsets, 2D copies, symbols, managed memory, streams, function attributes, occupancy,
+// host callbacks, stream-ordered allocation, device properties programs test before they run.
 #include <cstdio>
 #include <cstring>
 
@@ -14,6 +15,12 @@ __global__ void rows(float *m, size_t pitch, int w, int h) {
     int x = threadIdx.x, y = blockIdx.x;
     if (x < w && y < h) { float *row = (float *)((char *)m + y * pitch); row[x] += table[x % 8]; }
 }
+
+static int calls = 0;
+static void CUDART_CB on_stream(cudaStream_t, cudaError_t status, void *user) {
+    if (status == cudaSuccess) calls += *(int *)user;
+}
+static void CUDART_CB on_host(void *user) { calls += 10 * *(int *)user; }
 
 #define CHECK(cond, what) do { if (!(cond)) { printf("FAIL %s\n", what); fails++; } else printf("ok %s\n", what); } while (0)
 
@@ -84,6 +91,35 @@ int main() {
     size_t fr = 0, tot = 0;
     cudaMemGetInfo(&fr, &tot);
     CHECK(tot > 0 && fr <= tot, "cudaMemGetInfo");
+    // a host callback runs after the stream's earlier work: the kernel's results are there
+    cudaStream_t st;
+    cudaStreamCreate(&st);
+    int one = 1;
+    scale<<<2, 256, 0, st>>>(d, n);
+    CHECK(cudaStreamAddCallback(st, on_stream, &one, 0) == cudaSuccess
+          && cudaLaunchHostFunc(st, on_host, &one) == cudaSuccess, "callbacks accepted");
+    cudaStreamSynchronize(st);
+    CHECK(calls == 11, "cudaStreamAddCallback and cudaLaunchHostFunc each ran once");
+    // stream-ordered allocation from the default pool
+    int pools = 0, overlap = 1;
+    cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0);
+    cudaDeviceGetAttribute(&overlap, cudaDevAttrGpuOverlap, 0);
+    CHECK(pools == 1 && overlap == 0, "memory pools supported, no copy/kernel overlap");
+    cudaMemPool_t pool;
+    unsigned long long threshold = ~0ULL, high = 0, back_threshold = 0;
+    CHECK(cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess
+          && cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess
+          && cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &back_threshold) == cudaSuccess
+          && back_threshold == threshold, "default pool and its release threshold");
+    int *a = NULL;
+    CHECK(cudaMallocAsync(&a, 1 << 20, st) == cudaSuccess && a != NULL, "cudaMallocAsync");
+    cudaMemsetAsync(a, 0, 1 << 20, st);
+    cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high);
+    CHECK(high >= (1u << 20) && cudaFreeAsync(a, st) == cudaSuccess, "high-water mark, cudaFreeAsync");
+    cudaStreamDestroy(st);
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    CHECK(prop.cooperativeLaunch == 1 && prop.memoryPoolsSupported == 1, "cooperativeLaunch, memoryPoolsSupported");
     CHECK(cudaFree(m) == cudaSuccess && cudaFree(d) == cudaSuccess, "cudaFree");
     CHECK(cudaGetLastError() == cudaSuccess, "no error left over");
     printf(fails ? "Test FAILED\n" : "Test PASSED\n");
