@@ -303,14 +303,30 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t w, size_t h) {
 }
 cudaError_t cudaFree(void *p) { return RT("free", "K", P(p)); }
 
-cudaError_t cudaMallocHost(void **p, size_t n) {
-    if (warpsim_ensure_py()) return cudaErrorInitializationError;
-    if (posix_memalign(p, 4096, n ? n : 1)) return cudaErrorMemoryAllocation;
+/* Page-locked host memory is allocated inside the device region, so kernels can use it directly as
+ * they can on a GPU with unified addressing (zero-copy); its device pointer is its host pointer. */
+cudaError_t cudaMallocHost(void **p, size_t n) { return RT("malloc_host", "KK", P(p), (u64)n); }
+cudaError_t cudaHostAlloc(void **p, size_t n, unsigned int flags) { (void)flags; return cudaMallocHost(p, n); }
+cudaError_t cudaFreeHost(void *p) { return RT("free_host", "K", P(p)); }
+cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned int flags) {
+    (void)flags;
+    return RT("host_device_pointer", "KK", P(d), P(h));
+}
+cudaError_t cudaHostGetFlags(unsigned int *flags, void *h) {
+    void *d = NULL;
+    cudaError_t e = cudaHostGetDevicePointer(&d, h, 0);
+    if (e == cudaSuccess && flags) *flags = cudaHostAllocMapped | cudaHostAllocPortable;
+    return e;
+}
+/* Registering memory the program allocated itself pins nothing here; mapping it for kernels would
+ * need it inside the device region, so a request to map it is refused (loudly). */
+cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags) {
+    (void)p; (void)n;
+    if (flags & cudaHostRegisterMapped)
+        return (cudaError_t)warpsim_unsupported("cudaHostRegister(cudaHostRegisterMapped): kernels cannot "
+                                                "address memory outside warpsim's device region");
     return cudaSuccess;
 }
-cudaError_t cudaHostAlloc(void **p, size_t n, unsigned int flags) { (void)flags; return cudaMallocHost(p, n); }
-cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
-cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags) { (void)p; (void)n; (void)flags; return cudaSuccess; }
 cudaError_t cudaHostUnregister(void *p) { (void)p; return cudaSuccess; }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
@@ -361,12 +377,12 @@ cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int v, size_t w, size_t h, 
 cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total) { return RT("mem_info", "KK", P(free_b), P(total)); }
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void *p) {
     memset(a, 0, sizeof *a);
-    int dev = 0;
+    int dev = 0;                     /* 0: plain host memory, 1: device, 2: page-locked host */
     cudaError_t e = RT("pointer_kind", "KK", P(p), P(&dev));
-    a->type = dev ? cudaMemoryTypeDevice : cudaMemoryTypeHost;
+    a->type = dev == 1 ? cudaMemoryTypeDevice : (dev == 2 ? cudaMemoryTypeHost : cudaMemoryTypeUnregistered);
     a->device = 0;
     a->devicePointer = dev ? (void *)p : NULL;
-    a->hostPointer = dev ? NULL : (void *)p;
+    a->hostPointer = dev == 1 ? NULL : (void *)p;
     return e;
 }
 

@@ -33,7 +33,7 @@ def device_properties(gpu, total_global_mem: int) -> dict:
         "texturePitchAlignment": 32,
         "multiProcessorCount": sm.count,
         "integrated": 0,
-        "canMapHostMemory": 0,
+        "canMapHostMemory": 1,             # page-locked memory lives in the device region (zero-copy)
         "concurrentKernels": int(sm.concurrent_kernels),
         "asyncEngineCount": 0,
         "gpuOverlap": 0,                   # copies do not overlap kernels (every call completes in order)

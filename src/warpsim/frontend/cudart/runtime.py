@@ -78,6 +78,7 @@ class Runtime(ArrayCalls):
     arrays: dict[int, CudaArray] = field(default_factory=dict)    # CUDA arrays by handle (device address)
     pool_settings: dict[int, int] = field(default_factory=lambda: {1: 1, 2: 1, 3: 1, 4: 0})
     pool_high: int = 0                # most device memory in use at once (the pool's high-water marks)
+    host_allocs: set[int] = field(default_factory=set)   # page-locked host allocations (in the region)
     last_error: int = 0
     sticky: int = 0
     sticky_message: str = ""
@@ -258,7 +259,8 @@ class Runtime(ArrayCalls):
             self._check_device(src, n, f"{what} source")
         if n:
             ctypes.memmove(dst, src, n)
-            if self.settings.launch_mode == "timing" and self.device.contains(dst, n) and kind in (1, 4):
+            if (self.settings.launch_mode == "timing" and self.device.contains(dst, n) and kind in (1, 4)
+                    and self._host_alloc(dst) is None):
                 from warpsim.ir.records import Memcpy
 
                 self.device.commands.append(Memcpy(dst, n))
@@ -344,9 +346,44 @@ class Runtime(ArrayCalls):
             return self.unsupported(f"cudaMemPool{'Set' if set_it else 'Get'}Attribute(attribute {attr})")
         return 0
 
+    def _host_alloc(self, ptr: int) -> int | None:
+        """Start of the page-locked host allocation holding `ptr`, or None."""
+        found = self.device.allocation_of(ptr) if self.host_allocs else None
+        return found[0] if found is not None and found[0] in self.host_allocs else None
+
+    @api()
+    def malloc_host(self, out: int, n: int) -> int:
+        try:
+            ptr, _ = self.device.malloc(n)
+        except OutOfDeviceMemory as e:
+            raise CudaError(E.cudaErrorMemoryAllocation, f"cudaMallocHost: {e}") from e
+        self.host_allocs.add(ptr)
+        _write_u64(out, ptr)
+        return 0
+
+    @api()
+    def free_host(self, ptr: int) -> int:
+        if ptr == 0:
+            return 0
+        if ptr not in self.host_allocs:
+            raise CudaError(E.cudaErrorInvalidValue,
+                            f"cudaFreeHost(0x{ptr:x}): not memory from cudaMallocHost or cudaHostAlloc")
+        self.host_allocs.discard(ptr)
+        self.device.free(ptr)
+        return 0
+
+    @api()
+    def host_device_pointer(self, out: int, ptr: int) -> int:
+        if self._host_alloc(ptr) is None:
+            raise CudaError(E.cudaErrorInvalidValue, f"cudaHostGetDevicePointer(0x{ptr:x}): not page-locked "
+                            "memory from cudaMallocHost or cudaHostAlloc")
+        _write_u64(out, ptr)
+        return 0
+
     @api(sticky_ok=True)
     def pointer_kind(self, ptr: int, out: int) -> int:
-        _write_i32(out, 1 if self.device.contains(ptr) else 0)
+        kind = 0 if not self.device.contains(ptr) else (2 if self._host_alloc(ptr) is not None else 1)
+        _write_i32(out, kind)
         return 0
 
     # ------------------------------------------------------------------ device

@@ -117,9 +117,27 @@ int main() {
     cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high);
     CHECK(high >= (1u << 20) && cudaFreeAsync(a, st) == cudaSuccess, "high-water mark, cudaFreeAsync");
     cudaStreamDestroy(st);
+    // zero-copy: a kernel updates page-locked host memory through its device pointer
+    int *pinned = NULL, *mapped = NULL;
+    cudaHostAlloc(&pinned, n * sizeof(int), cudaHostAllocMapped);
+    for (int i = 0; i < n; i++) pinned[i] = i;
+    CHECK(cudaHostGetDevicePointer(&mapped, pinned, 0) == cudaSuccess, "cudaHostGetDevicePointer");
+    scale<<<2, 256>>>(mapped, n);
+    cudaDeviceSynchronize();
+    CHECK(pinned[0] == 7 && pinned[n - 1] == 3 * (n - 1) + 7, "a kernel writes mapped host memory");
+    cudaPointerAttributes pa, ua;
+    int unregistered = 0;
+    cudaPointerGetAttributes(&pa, pinned);
+    cudaPointerGetAttributes(&ua, &unregistered);
+    CHECK(pa.type == cudaMemoryTypeHost && pa.devicePointer == pinned && ua.type == cudaMemoryTypeUnregistered,
+          "pointer attributes: page-locked host, unregistered");
+    CHECK(cudaFreeHost(pinned) == cudaSuccess && cudaFreeHost(&unregistered) == cudaErrorInvalidValue,
+          "cudaFreeHost");
+    cudaGetLastError();
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
-    CHECK(prop.cooperativeLaunch == 1 && prop.memoryPoolsSupported == 1, "cooperativeLaunch, memoryPoolsSupported");
+    CHECK(prop.cooperativeLaunch == 1 && prop.memoryPoolsSupported == 1 && prop.canMapHostMemory == 1,
+          "cooperativeLaunch, memoryPoolsSupported, canMapHostMemory");
     CHECK(cudaFree(m) == cudaSuccess && cudaFree(d) == cudaSuccess, "cudaFree");
     CHECK(cudaGetLastError() == cudaSuccess, "no error left over");
     printf(fails ? "Test FAILED\n" : "Test PASSED\n");
