@@ -151,7 +151,7 @@ PROGRAMS: list[Program] = [
             run_dir="Samples/2_Concepts_and_Techniques/eigenvalues"),
     _sample("inlinePTX", "2_Concepts_and_Techniques/inlinePTX", passed=None),
     _sample("reduction", "2_Concepts_and_Techniques/reduction", "reduction.cpp", "reduction_kernel.cu"),
-    _sample("reductionMultiBlockCG", "2_Concepts_and_Techniques/reductionMultiBlockCG"),
+    _sample("reductionMultiBlockCG", "2_Concepts_and_Techniques/reductionMultiBlockCG", passed=None),
     _sample("threadFenceReduction", "2_Concepts_and_Techniques/threadFenceReduction", passed=None),
     _sample("streamOrderedAllocation", "2_Concepts_and_Techniques/streamOrderedAllocation", passed=None),
     _sample("StreamPriorities", "3_CUDA_Features/StreamPriorities", passed=None),
