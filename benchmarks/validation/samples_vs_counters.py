@@ -64,8 +64,8 @@ def main(argv: list[str]) -> int:
         docs.append(doc)
     table = args.out / f"correlate_{args.isa}.json"
     subprocess.run([sys.executable, "-c", "from warpsim.cli import main; main()", "correlate",
-                    *map(str, docs), str(HW), "--json", str(table), "--counters", "cycles,dram_reads,dram_writes"],
-                   check=True)
+                    *map(str, docs), str(HW), "--json", str(table),
+                    "--counters", "cycles,dram_reads,dram_writes"], check=True)
     print("| kernel | model cycles | silicon | error |\n|---|---:|---:|---:|")
     for pt in json.loads(table.read_text())["points"]:
         sim, hw = pt["sim"]["cycles"], pt["hw"]["cycles"]
