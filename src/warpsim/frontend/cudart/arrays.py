@@ -18,7 +18,6 @@ import numpy as np
 
 from warpsim.frontend.cudart import errors as E
 from warpsim.frontend.cudart.calls import CudaError, _write_u64, api
-from warpsim.frontend.cudart.device import OutOfDeviceMemory
 from warpsim.frontend.ptx import textures as X
 
 LAYERED, SURFACE_LOAD_STORE, CUBEMAP, TEXTURE_GATHER = 1, 2, 4, 8
@@ -115,10 +114,7 @@ class ArrayCalls:
         if width < 1 or (depth and not height and not flags & LAYERED):
             raise CudaError(E.cudaErrorInvalidValue, f"a CUDA array of extent ({width}, {height}, {depth})")
         arr = CudaArray(0, width, height, depth, dtype, ch, flags, (x, y, z, w, f))
-        try:
-            ptr, _ = self.device.malloc(arr.nbytes)
-        except OutOfDeviceMemory as e:
-            raise CudaError(E.cudaErrorMemoryAllocation, f"cudaMallocArray: {e}") from e
+        ptr = self._allocate(arr.nbytes, "cudaMallocArray")
         self.arrays[ptr] = CudaArray(ptr, width, height, depth, dtype, ch, flags, (x, y, z, w, f))
         _write_u64(out, ptr)
         return 0
@@ -134,10 +130,7 @@ class ArrayCalls:
 
     @api()
     def malloc_3d(self, out: int, pitch_out: int, width: int, height: int, depth: int) -> int:
-        pitch = max(512, (width + 511) // 512 * 512)
-        self.malloc(out, pitch * max(height, 1) * max(depth, 1))
-        _write_u64(pitch_out, pitch)
-        return 0
+        return self.malloc_pitch(out, pitch_out, width, max(height, 1) * max(depth, 1))
 
     def array_info(self, handle: int) -> dict:
         arr = self.arrays.get(handle)

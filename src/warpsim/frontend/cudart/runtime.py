@@ -227,13 +227,17 @@ class Runtime(ArrayCalls):
     # ------------------------------------------------------------------ memory
     @api()
     def malloc(self, out: int, n: int) -> int:
+        _write_u64(out, self._allocate(n, "cudaMalloc"))
+        return 0
+
+    def _allocate(self, n: int, what: str) -> int:
+        """Device-region bytes for any allocation call (device, array, page-locked host memory)."""
         try:
             ptr, _ = self.device.malloc(n)
         except OutOfDeviceMemory as e:
-            raise CudaError(E.cudaErrorMemoryAllocation, f"cudaMalloc: {e}") from e
+            raise CudaError(E.cudaErrorMemoryAllocation, f"{what}: {e}") from e
         self.pool_high = max(self.pool_high, self.device.used_bytes)
-        _write_u64(out, ptr)
-        return 0
+        return ptr
 
     @api()
     def malloc_pitch(self, out: int, pitch_out: int, width: int, height: int) -> int:
@@ -353,10 +357,7 @@ class Runtime(ArrayCalls):
 
     @api()
     def malloc_host(self, out: int, n: int) -> int:
-        try:
-            ptr, _ = self.device.malloc(n)
-        except OutOfDeviceMemory as e:
-            raise CudaError(E.cudaErrorMemoryAllocation, f"cudaMallocHost: {e}") from e
+        ptr = self._allocate(n, "cudaMallocHost")
         self.host_allocs.add(ptr)
         _write_u64(out, ptr)
         return 0
