@@ -240,13 +240,15 @@ def test_cuda_arrays_texture_and_surface_objects(build, cudart_env, tmp_path):
     """programs/textures.cu checks every fetched value on the host: 2-D arrays with point, linear and
     wrapped normalized sampling, a pitched 2-D texture, tex1Dfetch past the end of linear memory, 8-bit
     texels read as normalized floats, a surface written by a kernel and copied back, a 3-D array filled
-    by cudaMemcpy3D; an sRGB texture is refused with cudaErrorNotSupported and a message."""
+    by cudaMemcpy3D; an sRGB texture and a copy past the array's edge are refused with an error and a
+    message."""
     exe = build("textures", "-cudart", "shared")
     out = tmp_path / "run.json"
     r = run_app(cudart_env, "run-app", "--json", str(out), "--", str(exe))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Test PASSED" in r.stdout, r.stdout
     assert "cudaCreateTextureObject: sRGB conversion is not supported" in r.stderr
+    assert "cudaMemcpy2DToArray: the region (x 32 B, y 0, z 0) + (64 B, 8, 1) is outside the 16 x 8 x 1" in r.stderr
     doc = json.loads(out.read_text())
     assert [k["name"] for k in doc["kernels"]].count("_Z7fetch2dyPfffff") == 5
     assert doc["app"]["unsupported_calls"] == {}

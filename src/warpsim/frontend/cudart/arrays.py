@@ -12,7 +12,7 @@ other than signed/unsigned/float) is refused with cudaErrorNotSupported and a me
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -115,7 +115,7 @@ class ArrayCalls:
             raise CudaError(E.cudaErrorInvalidValue, f"a CUDA array of extent ({width}, {height}, {depth})")
         arr = CudaArray(0, width, height, depth, dtype, ch, flags, (x, y, z, w, f))
         ptr = self._allocate(arr.nbytes, "cudaMallocArray")
-        self.arrays[ptr] = CudaArray(ptr, width, height, depth, dtype, ch, flags, (x, y, z, w, f))
+        self.arrays[ptr] = replace(arr, ptr=ptr)
         _write_u64(out, ptr)
         return 0
 

@@ -199,6 +199,10 @@ int main() {
     cudaTextureObject_t bad = 0;
     EXPECT(cudaCreateTextureObject(&bad, &res, &td, NULL) == cudaErrorNotSupported, "sRGB accepted");
     cudaGetLastError();
+    // a copy past the array's right edge is refused, not clipped
+    EXPECT(cudaMemcpy2DToArray(arr, 8 * sizeof(float), 0, img, W * sizeof(float), W * sizeof(float), H,
+                               cudaMemcpyHostToDevice) == cudaErrorInvalidValue, "copy past the edge accepted");
+    cudaGetLastError();
 
     CHECK(cudaDestroyTextureObject(tp));
     CHECK(cudaDestroySurfaceObject(s));
