@@ -248,7 +248,8 @@ def test_cuda_arrays_texture_and_surface_objects(build, cudart_env, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Test PASSED" in r.stdout, r.stdout
     assert "cudaCreateTextureObject: sRGB conversion is not supported" in r.stderr
-    assert "cudaMemcpy2DToArray: the region (x 32 B, y 0, z 0) + (64 B, 8, 1) is outside the 16 x 8 x 1" in r.stderr
+    assert ("cudaMemcpy2DToArray: the region (x 32 B, y 0, z 0) + (64 B, 8, 1) is outside the 16 x 8 x 1"
+            in r.stderr)
     doc = json.loads(out.read_text())
     assert [k["name"] for k in doc["kernels"]].count("_Z7fetch2dyPfffff") == 5
     assert doc["app"]["unsupported_calls"] == {}
