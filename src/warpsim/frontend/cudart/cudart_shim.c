@@ -441,6 +441,14 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev) {
     FILL_INT(globalL1CacheSupported); FILL_INT(localL1CacheSupported); FILL_INT(concurrentManagedAccess);
     FILL_INT(pageableMemoryAccess); FILL_INT(directManagedMemAccessFromHost); FILL_INT(pciBusID);
     FILL_INT(integrated); FILL_INT(ECCEnabled); FILL_INT(cooperativeLaunch); FILL_INT(memoryPoolsSupported);
+    FILL_INT(maxTexture1D); FILL3(maxTexture3D); FILL3(maxTexture2DLayered); FILL_SIZE(surfaceAlignment);
+    for (int i = 0; i < 2; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "maxTexture2D.%d", i);
+        p->maxTexture2D[i] = (int)warpsim_dget(d, key);
+        snprintf(key, sizeof key, "maxTexture1DLayered.%d", i);
+        p->maxTexture1DLayered[i] = (int)warpsim_dget(d, key);
+    }
 #if CUDART_VERSION < 13000
     FILL_INT(clockRate); FILL_INT(memoryClockRate); FILL_INT(kernelExecTimeoutEnabled);
     FILL_INT(computeMode);
@@ -484,6 +492,13 @@ static const struct { int attr; const char *key; } ATTRS[] = {
     {cudaDevAttrComputeMode, "computeMode"}, {cudaDevAttrEccEnabled, "ECCEnabled"},
     {cudaDevAttrCooperativeLaunch, "cooperativeLaunch"}, {cudaDevAttrGpuOverlap, "gpuOverlap"},
     {cudaDevAttrMemoryPoolsSupported, "memoryPoolsSupported"},
+    {cudaDevAttrMaxTexture1DWidth, "maxTexture1D"}, {cudaDevAttrMaxTexture2DWidth, "maxTexture2D.0"},
+    {cudaDevAttrMaxTexture2DHeight, "maxTexture2D.1"}, {cudaDevAttrMaxTexture3DWidth, "maxTexture3D.0"},
+    {cudaDevAttrMaxTexture3DHeight, "maxTexture3D.1"}, {cudaDevAttrMaxTexture3DDepth, "maxTexture3D.2"},
+    {cudaDevAttrMaxTexture2DLayeredWidth, "maxTexture2DLayered.0"},
+    {cudaDevAttrMaxTexture2DLayeredHeight, "maxTexture2DLayered.1"},
+    {cudaDevAttrMaxTexture2DLayeredLayers, "maxTexture2DLayered.2"},
+    {cudaDevAttrSurfaceAlignment, "surfaceAlignment"},
 };
 
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev) {

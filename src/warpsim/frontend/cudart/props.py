@@ -31,6 +31,12 @@ def device_properties(gpu, total_global_mem: int) -> dict:
         "minor": cc % 10,
         "textureAlignment": 512,
         "texturePitchAlignment": 32,
+        # texture sizes deviceQuery prints for every GPU from Maxwell to Hopper (cc 5.x-9.x)
+        "maxTexture1D": 131072, "maxTexture2D.0": 131072, "maxTexture2D.1": 65536,
+        "maxTexture3D.0": 16384, "maxTexture3D.1": 16384, "maxTexture3D.2": 16384,
+        "maxTexture1DLayered.0": 32768, "maxTexture1DLayered.1": 2048,
+        "maxTexture2DLayered.0": 32768, "maxTexture2DLayered.1": 32768, "maxTexture2DLayered.2": 2048,
+        "surfaceAlignment": 512,
         "multiProcessorCount": sm.count,
         "integrated": 0,
         "canMapHostMemory": 1,             # page-locked memory lives in the device region (zero-copy)

@@ -52,6 +52,15 @@ int main() {
     float *d_out;
     CHECK(cudaMalloc(&d_out, sizeof out));
 
+    // the texture limits programs check before they allocate (deviceQuery's values since Maxwell)
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    int w3 = 0;
+    cudaDeviceGetAttribute(&w3, cudaDevAttrMaxTexture3DWidth, 0);
+    EXPECT(prop.maxTexture1D == 131072 && prop.maxTexture2D[0] == 131072 && prop.maxTexture2D[1] == 65536
+           && prop.maxTexture3D[2] == 16384 && prop.maxTexture2DLayered[2] == 2048 && w3 == 16384,
+           "texture limits");
+
     // a 2-D float array filled with cudaMemcpy2DToArray
     cudaChannelFormatDesc fd = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
     cudaArray_t arr;
