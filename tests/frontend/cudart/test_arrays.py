@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from warpsim.frontend.cudart import errors as E
-from warpsim.frontend.cudart.arrays import LAYERED, CudaArray, channel_format
+from warpsim.frontend.cudart.arrays import LAYERED, CudaArray, _within_limits, channel_format
 from warpsim.frontend.cudart.calls import CudaError
 
 
@@ -38,3 +38,10 @@ def test_array_geometry():
     assert (vol.dims, vol.size, vol.nbytes) == (3, (8, 4, 3), 384)
     layers = CudaArray(0, 8, 4, 5, f4, 1, LAYERED, (32, 0, 0, 0, 2))
     assert (layers.dims, layers.layered, layers.size) == (2, True, (8, 4, 5))
+
+
+def test_array_extents_within_the_texture_limits():
+    assert _within_limits(131072, 0, 0, False) and not _within_limits(131073, 0, 0, False)
+    assert _within_limits(131072, 65536, 0, False) and not _within_limits(1024, 65537, 0, False)
+    assert _within_limits(16384, 16384, 16384, False) and not _within_limits(16385, 8, 8, False)
+    assert _within_limits(32768, 32768, 2048, True) and not _within_limits(64, 64, 2049, True)

@@ -91,6 +91,15 @@ def channel_format(x: int, y: int, z: int, w: int, f: int) -> tuple[np.dtype, in
     return np.dtype(f"{_KINDS[f]}{size // 8}"), n
 
 
+def _within_limits(width: int, height: int, depth: int, layered: bool) -> bool:
+    """The extents cudaMallocArray accepts (the device properties' maxTexture* values)."""
+    if layered:
+        return depth <= 2048 and (width <= 32768 and height <= 32768 if height else width <= 32768)
+    if depth:
+        return max(width, height, depth) <= 16384
+    return width <= 131072 and height <= 65536
+
+
 class ArrayCalls:
     """The runtime's entry points for arrays and texture/surface objects (mixed into Runtime)."""
 
@@ -111,8 +120,11 @@ class ArrayCalls:
             raise CudaError(E.cudaErrorNotSupported, f"CUDA array flags 0x{flags:x}: only cudaArrayLayered, "
                             "cudaArraySurfaceLoadStore and cudaArrayTextureGather are supported")
         dtype, ch = channel_format(x, y, z, w, f)
-        if width < 1 or (depth and not height and not flags & LAYERED):
-            raise CudaError(E.cudaErrorInvalidValue, f"a CUDA array of extent ({width}, {height}, {depth})")
+        if width < 1 or (depth and not height and not flags & LAYERED) or not _within_limits(
+                width, height, depth, bool(flags & LAYERED)):
+            raise CudaError(E.cudaErrorInvalidValue, f"a CUDA array of extent ({width}, {height}, {depth})"
+                            f"{' (layered)' if flags & LAYERED else ''}: outside the device's texture limits "
+                            "(1-D 131072, 2-D 131072 x 65536, 3-D 16384^3, layers 2048)")
         arr = CudaArray(0, width, height, depth, dtype, ch, flags, (x, y, z, w, f))
         ptr = self._allocate(arr.nbytes, "cudaMallocArray")
         self.arrays[ptr] = replace(arr, ptr=ptr)
