@@ -329,10 +329,14 @@ class OpcodeEncoder:
         if found is not None:
             return found
         if space != MemSpace.NONE:
-            for try_flags in (flags & FLAG_BYPASS_L1, 0, FLAG_BYPASS_L1):
-                found = self.exact(kind, Unit.LDST, LatClass.MEM, space, try_flags, width)
-                if found is not None:
-                    return found
+            # a texture fetch keeps its addresses as a global load (both go through L1TEX): Accel-Sim's
+            # TEX opcodes carry no addresses, so a TEX stand-in would drop the fetch's memory traffic
+            spaces = (space, MemSpace.GLOBAL) if space == MemSpace.TEX else (space,)
+            for try_space in spaces:
+                for try_flags in (flags & FLAG_BYPASS_L1, 0, FLAG_BYPASS_L1):
+                    found = self.exact(kind, Unit.LDST, LatClass.MEM, try_space, try_flags, width)
+                    if found is not None:
+                        return found
             raise ValueError(f"no SASS opcode for memory instruction kind={InstKind(kind).name} "
                              f"space={MemSpace(space).name} width={width}")
         if kind in _KIND_HOME:

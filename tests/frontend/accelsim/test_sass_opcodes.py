@@ -122,3 +122,13 @@ def test_encoder_stand_ins_for_ptx_classes():
         "ATOMG.E.ADD.64"
     with pytest.raises(ValueError):
         enc.nearest(InstKind.LOAD, Unit.LDST, LatClass.MEM, MemSpace.GLOBAL, 0, 0)
+
+
+def test_texture_fetch_stand_in_keeps_its_addresses_as_a_global_load():
+    """Accel-Sim's TEX opcodes carry no addresses: a tex fetch is written as a global load of its
+    width (both go through L1TEX), so a trace of a texture program keeps the fetches' traffic."""
+    enc = OpcodeEncoder(70)
+    op = enc.nearest(InstKind.LOAD, Unit.TEX, LatClass.MEM, MemSpace.TEX, 0, 16)
+    assert op == "LDG.E.128"
+    info = OpcodeDecoder(70)(op)
+    assert (info.kind, info.space, info.width) == (InstKind.LOAD, MemSpace.GLOBAL, 16)
