@@ -203,7 +203,7 @@ class ArrayCalls:
     @api()
     def memcpy3d(self, dst_arr: int, dst: int, dpitch: int, dst_rows: int, dx: int, dy: int, dz: int,
                  src_arr: int, src: int, spitch: int, src_rows: int, sx: int, sy: int, sz: int,
-                 width: int, height: int, depth: int, _reserved: int, kind: int) -> int:
+                 width: int, height: int, depth: int, kind: int) -> int:
         what = "cudaMemcpy3D"
         if bool(dst_arr) == bool(dst) or bool(src_arr) == bool(src):
             raise CudaError(E.cudaErrorInvalidValue, f"{what}: each side needs exactly one of an array and a "

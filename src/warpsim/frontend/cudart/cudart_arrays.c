@@ -138,11 +138,11 @@ cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t 
  * (x) and rows/slices (y, z); the Python side converts. */
 cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p) {
     if (!p) return cudaErrorInvalidValue;
-    return RT("memcpy3d", "KKKKKKKKKKKKKKKKKKi", P(p->dstArray), P(p->dstPtr.ptr), (u64)p->dstPtr.pitch,
+    return RT("memcpy3d", "KKKKKKKKKKKKKKKKKi", P(p->dstArray), P(p->dstPtr.ptr), (u64)p->dstPtr.pitch,
               (u64)p->dstPtr.ysize, (u64)p->dstPos.x, (u64)p->dstPos.y, (u64)p->dstPos.z,
               P(p->srcArray), P(p->srcPtr.ptr), (u64)p->srcPtr.pitch, (u64)p->srcPtr.ysize,
               (u64)p->srcPos.x, (u64)p->srcPos.y, (u64)p->srcPos.z,
-              (u64)p->extent.width, (u64)p->extent.height, (u64)p->extent.depth, 0ULL, (int)p->kind);
+              (u64)p->extent.width, (u64)p->extent.height, (u64)p->extent.depth, (int)p->kind);
 }
 cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t s) {
     (void)s;

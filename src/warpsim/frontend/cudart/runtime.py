@@ -25,6 +25,11 @@ from warpsim.frontend.cudart.props import device_properties
 from warpsim.frontend.cudart.settings import AppSettings
 
 _runtime: Runtime | None = None
+# cudaMemPoolAttr values (driver_types.h): the three reuse policies, the release threshold, and the
+# reserved/used memory counters (current, high-water mark)
+POOL_REUSE = (1, 2, 3)
+POOL_RELEASE_THRESHOLD = 4
+POOL_CURRENT, POOL_HIGH = (5, 7), (6, 8)
 
 
 def start(base: int, region_bytes: int, cudart_version: int) -> Runtime:
@@ -76,7 +81,8 @@ class Runtime(ArrayCalls):
     events: dict[int, int | None] = field(default_factory=dict)
     unsupported_calls: dict[str, int] = field(default_factory=dict)
     arrays: dict[int, CudaArray] = field(default_factory=dict)    # CUDA arrays by handle (device address)
-    pool_settings: dict[int, int] = field(default_factory=lambda: {1: 1, 2: 1, 3: 1, 4: 0})
+    pool_settings: dict[int, int] = field(default_factory=lambda: {**dict.fromkeys(POOL_REUSE, 1),
+                                                                   POOL_RELEASE_THRESHOLD: 0})
     pool_high: int = 0                # most device memory in use at once (the pool's high-water marks)
     host_allocs: set[int] = field(default_factory=set)   # page-locked host allocations (in the region)
     last_error: int = 0
@@ -277,11 +283,8 @@ class Runtime(ArrayCalls):
     @api()
     def memcpy2d(self, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int,
                  stream: int) -> int:
-        if width > dpitch or width > spitch:
-            raise CudaError(E.cudaErrorInvalidPitchValue, "cudaMemcpy2D: width exceeds a pitch")
-        for r in range(height):
-            self._copy(dst + r * dpitch, src + r * spitch, width, kind, "cudaMemcpy2D")
-        return 0
+        return self.memcpy_arrays(0, dst, dpitch, 0, 0, 0, 0, src, spitch, 0, 0, 0, width, height, 1, kind,
+                                  "cudaMemcpy2D")
 
     @api()
     def memcpy_symbol(self, sym: int, host: int, n: int, offset: int, kind: int, to_device: int) -> int:
@@ -327,25 +330,25 @@ class Runtime(ArrayCalls):
     @api()
     def mempool_attribute(self, attr: int, ptr: int, set_it: int) -> int:
         """cudaMemPool{Set,Get}Attribute on the default pool: reuse policies (int) and the release
-        threshold (bytes) are kept; the reserved/used counters (5-8) are the device's allocations."""
-        if attr in (1, 2, 3):
+        threshold (bytes) are kept; the reserved/used counters are the device's allocations."""
+        if attr in POOL_REUSE:
             if set_it:
                 self.pool_settings[attr] = ctypes.c_int32.from_address(ptr).value
             else:
                 _write_i32(ptr, self.pool_settings[attr])
-        elif attr == 4:
+        elif attr == POOL_RELEASE_THRESHOLD:
             if set_it:
                 self.pool_settings[attr] = ctypes.c_uint64.from_address(ptr).value
             else:
                 _write_u64(ptr, self.pool_settings[attr])
-        elif attr in (5, 6, 7, 8):
+        elif attr in POOL_CURRENT or attr in POOL_HIGH:
             if set_it:
-                if attr in (5, 7) or ctypes.c_uint64.from_address(ptr).value != 0:
+                if attr in POOL_CURRENT or ctypes.c_uint64.from_address(ptr).value != 0:
                     raise CudaError(E.cudaErrorInvalidValue, f"cudaMemPoolSetAttribute: attribute {attr} is "
                                     "read-only (a high-water mark may only be reset to 0)")
                 self.pool_high = self.device.used_bytes
             else:
-                _write_u64(ptr, self.pool_high if attr in (6, 8) else self.device.used_bytes)
+                _write_u64(ptr, self.pool_high if attr in POOL_HIGH else self.device.used_bytes)
         else:
             return self.unsupported(f"cudaMemPool{'Set' if set_it else 'Get'}Attribute(attribute {attr})")
         return 0

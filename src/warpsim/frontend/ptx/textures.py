@@ -160,13 +160,8 @@ def _texels(device, obj: TexObject) -> np.ndarray:
     off = obj.ptr - GLOBAL_BASE
     if off < 0 or off + n > device.top:
         raise MemoryFault(f"texture/surface memory 0x{obj.ptr:x}+{n} is no longer allocated")
-    if row == w * obj.texel_bytes:
-        return device.heap[off:off + n].view(obj.dtype).reshape(d, h, w, obj.channels)
-    item = obj.dtype.itemsize
-    if off % item or row % item:
-        raise MemoryFault(f"texture memory 0x{obj.ptr:x} or its pitch {row} is not aligned to its texels")
     return np.ndarray((d, h, w, obj.channels), dtype=obj.dtype, buffer=device.heap, offset=off,
-                      strides=(h * row, row, obj.texel_bytes, item))
+                      strides=(h * row, row, obj.texel_bytes, obj.dtype.itemsize))
 
 
 def _address(i: np.ndarray, n: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
