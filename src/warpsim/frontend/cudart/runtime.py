@@ -256,6 +256,9 @@ class Runtime(ArrayCalls):
     def free(self, ptr: int) -> int:
         if ptr == 0:
             return 0
+        if ptr in self.host_allocs or ptr in self.arrays:    # as CUDA: those have their own free calls
+            other = "cudaFreeHost" if ptr in self.host_allocs else "cudaFreeArray"
+            raise CudaError(E.cudaErrorInvalidValue, f"cudaFree(0x{ptr:x}): memory to release with {other}")
         if not self.device.free(ptr):
             raise CudaError(E.cudaErrorInvalidValue, f"cudaFree(0x{ptr:x}): not an allocation start")
         return 0

@@ -131,6 +131,8 @@ int main() {
     cudaPointerGetAttributes(&ua, &unregistered);
     CHECK(pa.type == cudaMemoryTypeHost && pa.devicePointer == pinned && ua.type == cudaMemoryTypeUnregistered,
           "pointer attributes: page-locked host, unregistered");
+    CHECK(cudaFree(pinned) == cudaErrorInvalidValue, "cudaFree refuses page-locked memory");
+    cudaGetLastError();
     CHECK(cudaFreeHost(pinned) == cudaSuccess && cudaFreeHost(&unregistered) == cudaErrorInvalidValue,
           "cudaFreeHost");
     cudaGetLastError();
