@@ -138,6 +138,8 @@ def run(p: Program, exe: Path, src: Path, work: Path, args: argparse.Namespace) 
         verdict = "failed-check"
     elif rc == 0 and (p.passed is None or re.search(p.passed, out)):
         verdict = "passed"
+    elif rc == 1 and "could not write the results" in err:
+        verdict = "no-results"      # the program passed, warpsim could not time it (stderr says why)
     elif rc == 2 and p.suite == "cuda-samples":
         verdict = "waived"          # EXIT_WAIVED: the sample says this device lacks what it shows
     else:

@@ -253,3 +253,26 @@ def test_cuda_arrays_texture_and_surface_objects(build, cudart_env, tmp_path):
     doc = json.loads(out.read_text())
     assert [k["name"] for k in doc["kernels"]].count("_Z7fetch2dyPfffff") == 5
     assert doc["app"]["unsupported_calls"] == {}
+
+
+@needs_nvcc
+def test_virtual_functions_and_function_pointers(build, cudart_env, tmp_path):
+    """programs/virtual.cu checks every value on the host: objects made by one kernel and called by the
+    next, two classes in one warp, and device function addresses read with cudaMemcpyFromSymbol and
+    passed back as kernel arguments. SASS mode cannot follow ptxas' CALL yet: it says so, and run-app
+    exits 1 although the program passed."""
+    exe = build("virtual", "-cudart", "shared")
+    out = tmp_path / "run.json"
+    r = run_app(cudart_env, "run-app", "--mode", "timing", "--json", str(out), "--", str(exe))
+    assert r.returncode == 0 and "0 mismatches, no error" in r.stdout, r.stdout + r.stderr
+    doc = json.loads(out.read_text())
+    assert [k["name"] for k in doc["kernels"]] == ["_Z5buildPP2Opi", "_Z3usePP2OpPKfPfi", "_Z7destroyPP2Opi",
+                                                    "_Z4callPFffEPKfPfi", "_Z4callPFffEPKfPfi"]
+    from warpsim.frontend.cuda import find_tool
+
+    if find_tool("ptxas") is None or find_tool("nvdisasm") is None:
+        return
+    r = run_app(cudart_env, "run-app", "--mode", "timing", "--isa", "sass", "--json", str(out), "--", str(exe))
+    err = " ".join(r.stderr.split())
+    assert "Test PASSED" in r.stdout and r.returncode == 1, r.stdout + r.stderr
+    assert "could not write the results" in err and "SASS subroutine calls are not supported" in err

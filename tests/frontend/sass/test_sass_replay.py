@@ -16,7 +16,7 @@ from warpsim.frontend.ptx.memory import Device
 from warpsim.frontend.sass.parse import parse_nvdisasm
 from warpsim.frontend.sass.program import SassKernel
 from warpsim.frontend.sass.source import SassKernelSource
-from warpsim.frontend.sass.toolchain import find_tool, ptx_to_sass_text
+from warpsim.frontend.sass.toolchain import find_tool, ptx_to_sass_text, ptx_with_locs
 from warpsim.ir.kinds import InstKind, MemSpace, Unit
 from warpsim.report.perpc import write_per_pc_csv
 
@@ -166,6 +166,20 @@ def test_toolchain_reproduces_the_fixture(tmp_path, monkeypatch):
     assert [(i.offset, i.opcode, i.line) for i in ours.insts] == [(i.offset, i.opcode, i.line)
                                                                    for i in fixture.insts]
 
+
+def test_line_information_keeps_local_declarations(tmp_path, monkeypatch):
+    """`.loc`/`.file` lines are replaced by ours, `.local` ones (a stack depot) stay: ptxas rejected
+    every kernel with a depot before ("Unknown symbol '__local_depot14'", cuda-samples newdelete)."""
+    text = (".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n"
+            "\t.local .align 4 .b8 \t__local_depot0[4];\n\t.reg .b64 %SPL;\n\t.loc 2 10 3\n"
+            "\tmov.u64 %SPL, __local_depot0;\n\tret;\n}\n")
+    lines = ptx_with_locs(text).split("\n")
+    assert lines[5] == "\t.local .align 4 .b8 \t__local_depot0[4];"
+    assert lines[7] == ""
+    assert lines[8] == "\t.loc 1 9 0\tmov.u64 %SPL, __local_depot0;"
+    if find_tool("ptxas") is not None and find_tool("nvdisasm") is not None:
+        monkeypatch.setenv("WARPSIM_SASS_CACHE", str(tmp_path))
+        assert parse_nvdisasm(ptx_to_sass_text(text, 75, "depot.ptx")).kernel("k").insts
 
 def test_streams_carry_the_compilers_stall_counts():
     """The bundled SASS is disassembled with -hex: every executed instruction carries its control

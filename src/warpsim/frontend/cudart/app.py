@@ -8,12 +8,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 from warpsim.errors import InputError
 from warpsim.frontend.cudart.settings import MODES, AppSettings
 
+RESULTS_FAILED = 1     # the program exited 0, but warpsim could not make the results asked for
 STATIC_HINT = ("is linked with the static CUDA runtime (nvcc's default), so warpsim cannot stand in for it: "
                "rebuild it with `nvcc -cudart shared ...` (links libcudart.so dynamically)")
 
@@ -72,7 +74,9 @@ def app_environment(lib_dir: Path, settings: AppSettings) -> dict[str, str]:
 
 
 def run_app(cmd: list[str], settings: AppSettings, *, cwd: str | None = None) -> int:
-    """Run `cmd` with warpsim's CUDA runtime; returns the program's exit status (128+N for signal N)."""
+    """Run `cmd` with warpsim's CUDA runtime; returns the program's exit status (128+N for signal N),
+    or RESULTS_FAILED when the program succeeded but the results asked for (--json, the timing of
+    --mode timing, traces) could not be made: the runtime printed why."""
     if settings.mode not in MODES:
         raise InputError(f"--mode must be one of {', '.join(MODES)}, not {settings.mode!r}")
     from warpsim.config import load_gpu
@@ -94,10 +98,19 @@ def run_app(cmd: list[str], settings: AppSettings, *, cwd: str | None = None) ->
     if settings.trace_dir:
         settings = replace(settings, trace_dir=str(Path(settings.trace_dir).resolve()))
     settings = replace(settings, program=prog.name)
-    proc = subprocess.Popen([str(prog), *cmd[1:]], env=app_environment(lib_dir, settings), cwd=cwd)
+    env = app_environment(lib_dir, settings)
+    fd, status = tempfile.mkstemp(prefix="warpsim-app-", suffix=".status")
+    os.close(fd)
+    env["WARPSIM_APP_STATUS"] = status
     try:
-        rc = proc.wait()
-    except KeyboardInterrupt:
-        proc.send_signal(signal.SIGINT)
-        rc = proc.wait()
-    return 128 - rc if rc < 0 else rc
+        proc = subprocess.Popen([str(prog), *cmd[1:]], env=env, cwd=cwd)
+        try:
+            rc = proc.wait()
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGINT)
+            rc = proc.wait()
+        failed = Path(status).read_text()
+    finally:
+        Path(status).unlink(missing_ok=True)
+    rc = 128 - rc if rc < 0 else rc
+    return RESULTS_FAILED if rc == 0 and failed else rc

@@ -14,6 +14,7 @@ import os
 import time
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from warpsim.errors import WarpsimError
 from warpsim.frontend.cudart import errors as E
@@ -523,8 +524,13 @@ class Runtime(ArrayCalls):
             self.profiler.dump_stats(os.environ["WARPSIM_CUDART_PROFILE"])
         try:
             write_results(self)
+            return
         except WarpsimError as e:
-            _say(f"could not write the results: {e}")
+            msg = f"could not write the results: {e}"
         except Exception:  # noqa: BLE001
-            _say(f"internal error writing the results:\n{traceback.format_exc()}")
+            msg = f"internal error writing the results:\n{traceback.format_exc()}"
+        _say(msg)
+        status = os.environ.get("WARPSIM_APP_STATUS")
+        if status:                         # run-app then exits non-zero although the program did not
+            Path(status).write_text(msg)
 

@@ -44,6 +44,15 @@ class Instruction:
         return self.opcode.split(".")[1:]
 
 
+@dataclass(frozen=True)
+class SymInit:
+    """An initialiser entry naming a symbol (`fn`, `var+8`, `generic(var)`): its address at load time.
+    Vtables and function-pointer tables are written this way."""
+
+    name: str
+    offset: int = 0
+
+
 @dataclass
 class VarDecl:
     """A .reg/.param/.shared/.local/.const/.global declaration (one name; arrays have `count`)."""
@@ -53,7 +62,7 @@ class VarDecl:
     type: str                     # 'b32', 'f32', 'pred', ...
     count: int | None = None      # array length (None: scalar; 0: unsized extern array)
     align: int = 0
-    init: list[int | float] | None = None
+    init: list[int | float | tuple | SymInit] | None = None
     vec: int = 1
     extern: bool = False
     line: int = 0
@@ -99,6 +108,9 @@ class Module:
     globals: list[VarDecl] = field(default_factory=list)    # module-scope .global/.const/.shared
     path: str | None = None
     warnings: list[str] = field(default_factory=list)
+    # functions whose address the module takes (initialisers, `mov`), in order of first mention: each
+    # gets a device address at load, and indirect calls dispatch over them (indirect.py)
+    address_taken: list[str] = field(default_factory=list)
 
     @property
     def entries(self) -> list[str]:

@@ -24,6 +24,7 @@ from warpsim.frontend.ptx.ast import (
     Statement,
     VarDecl,
 )
+from warpsim.frontend.ptx.indirect import resolve_address_uses, symbol_initialiser
 
 _SPACES = ("reg", "param", "shared", "local", "const", "global", "tex", "sreg")
 _TYPES = {"b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
@@ -248,9 +249,14 @@ def parse_decl(text: str, sc: _Scanner, pos: int) -> list[VarDecl]:
         for it in items:
             op = parse_number(it)
             if op is None:
-                # e.g. a table of function or variable addresses: the declaration stays, and a kernel
-                # that uses the variable fails (program.py) instead of the whole module
-                init_error = f"unsupported initialiser {it.strip()!r} (only numeric constants)"
+                sym = symbol_initialiser(it)
+                if sym is not None:      # a function's or variable's address (indirect.py resolves it)
+                    init.append(sym)
+                    continue
+                # the declaration stays, and a kernel that uses the variable fails (program.py)
+                # instead of the whole module
+                init_error = (f"unsupported initialiser {it.strip()!r} (numeric constants and symbol "
+                              "addresses only)")
                 break
             if op.kind == "fimm":
                 init.append(("f", op.value, op.bits))
@@ -510,6 +516,7 @@ def parse(text: str, path: str | None = None) -> Module:
             msg = f"{path or '<ptx>'}:{sc.line(pos)}: unknown directive {key or header[:20]!r} skipped"
             mod.warnings.append(msg)
             warnings.warn(msg, stacklevel=2)
+    resolve_address_uses(mod)
     return mod
 
 

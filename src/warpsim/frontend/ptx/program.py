@@ -19,8 +19,10 @@ from warpsim.frontend.ptx.ast import (
     Operand,
     ScopeClose,
     ScopeOpen,
+    SymInit,
     VarDecl,
 )
+from warpsim.frontend.ptx.indirect import FUNCTION_SLOT_BYTES, emit_indirect_call
 
 TYPE_BYTES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
               "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "tf32": 4,
@@ -37,6 +39,7 @@ CONSTANT_SYMBOLS = {"WARP_SZ": 32}     # ptxas constants CUDA's warpSize compile
 RUNTIME_CALLS = ("vprintf", "__assertfail", "malloc", "free")     # executed by decode_host
 # the device runtime's launch entry points (CUDA dynamic parallelism, CDP1 and CDP2 names)
 DEVICE_LAUNCH_PREFIXES = ("cudaLaunchDevice", "cudaGetParameterBuffer", "__cudaCDP")
+MAX_FLAT_INSTRUCTIONS = 1 << 20     # a kernel with every call (and every indirect call's candidates) inlined
 
 
 @dataclass
@@ -339,8 +342,14 @@ class _Linker:
         if ops and ops[0].kind == "list":
             rets = ops[0].elems
             i = 1
+        if i < len(ops) and ops[i].kind == "reg":       # through a function pointer or a vtable
+            if guard >= 0:
+                raise self.err("predicated call is not supported", ins)
+            args = ops[i + 1].elems if i + 1 < len(ops) and ops[i + 1].kind == "list" else []
+            emit_indirect_call(self, ins, scopes, self.resolve(ops[i], scopes, ins), rets, args, depth)
+            return
         if i >= len(ops) or ops[i].kind != "sym":
-            raise self.err("call without a function name (indirect calls are not supported)", ins)
+            raise self.err("call without a function name or target register", ins)
         callee_name = ops[i].name
         args = ops[i + 1].elems if i + 1 < len(ops) and ops[i + 1].kind == "list" else []
         callee = self.mod.functions.get(callee_name)
@@ -363,6 +372,12 @@ class _Linker:
             self.insts.append(FlatInst(callee_name, slots, -1, False, ins.line, ins.text, self.stack[-1],
                                        depth))
             return
+        self.inline(ins, callee, scopes, rets, args, depth)
+
+    def inline(self, ins: Instruction, callee: Function, scopes: list[dict[str, Ref]], rets: list[Operand],
+               args: list[Operand], depth: int) -> None:
+        """The call instruction, then the callee's body with its parameters bound to the caller's
+        .param variables."""
         alias: dict[str, Ref] = {}
         for formal, actual in list(zip(callee.params, args, strict=True)) + list(
                 zip(callee.rets, rets, strict=True)):
@@ -372,34 +387,44 @@ class _Linker:
             if r is None or r.kind != "symaddr":
                 raise self.err(f"call argument {actual.name} is not a declared .param", ins)
             alias[formal.name] = r
-        self.insts.append(FlatInst("call", [Ref("func", name=callee_name)], -1, False, ins.line, ins.text,
+        self.insts.append(FlatInst("call", [Ref("func", name=callee.name)], -1, False, ins.line, ins.text,
                                    self.stack[-1], depth))
-        self.emit(callee, alias, f"$__ret_{len(self.insts)}_{callee_name}", depth + 1)
+        if len(self.insts) > MAX_FLAT_INSTRUCTIONS:
+            raise self.err(f"more than {MAX_FLAT_INSTRUCTIONS:,} instructions after inlining the calls")
+        self.emit(callee, alias, f"$__ret_{len(self.insts)}_{callee.name}", depth + 1)
 
 
 def place_globals(mod: Module, alloc) -> dict[str, tuple[str, int]]:
-    """Allocate module .global/.const variables with `alloc(nbytes, align) -> address` and write initialisers.
+    """Allocate module .global/.const variables with `alloc(nbytes, align) -> (address, view)`, then a
+    slot for each address-taken function, then write the initialisers (which may name both).
 
-    Returns name → (space, address) and a list of (address, bytes) to copy.
+    Returns name → (space, address); functions have space 'func'.
     """
     out: dict[str, tuple[str, int]] = {}
+    views = []
     for g in mod.globals:
         if g.space not in ("global", "const"):
             continue
         size = max(_decl_bytes(g), 1)
         addr, view = alloc(size, max(g.align, TYPE_BYTES[g.type], 8))
-        if g.init:
-            view[:] = _init_bytes(g, size)
+        views.append((g, size, view))
         out[g.name] = (g.space, addr)
+    for f in mod.address_taken:
+        out[f] = ("func", alloc(FUNCTION_SLOT_BYTES, FUNCTION_SLOT_BYTES)[0])
+    for g, size, view in views:
+        if g.init:
+            view[:] = _init_bytes(g, size, out)
     return out
 
 
-def _init_bytes(g: VarDecl, size: int) -> np.ndarray:
+def _init_bytes(g: VarDecl, size: int, addresses: dict[str, tuple[str, int]]) -> np.ndarray:
     t = g.type
     dt = {"f32": np.float32, "f64": np.float64}.get(t)
     vals = []
     for v in g.init:
-        if isinstance(v, tuple):      # float literal given as bits
+        if isinstance(v, SymInit):    # checked at parse time: a 64-bit element, a known symbol
+            vals.append(addresses[v.name][1] + v.offset)
+        elif isinstance(v, tuple):    # float literal given as bits
             _, bits, nb = v
             f = np.array([bits], dtype=np.uint64 if nb == 64 else np.uint32).view(
                 np.float64 if nb == 64 else np.float32)[0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -30,6 +31,9 @@ NVDISASM_FLAGS = ("-c", "-g", "-hex")
 
 # CUDA 13's ptxas targets sm_75 and newer; Volta (sm_70/72) is compiled for the nearest it reaches.
 OLDEST_TARGET = 75
+
+
+_LOC_OR_FILE = re.compile(r"\.(loc|file)\s")
 
 
 def compile_arch(binary_version: int) -> int:
@@ -55,7 +59,7 @@ def ptx_with_locs(ptx_text: str, path: str | None = None) -> str:
     file_done = False
     for i, line in enumerate(ptx_text.split("\n"), 1):
         s = line.strip()
-        if s.startswith((".loc", ".file")):
+        if _LOC_OR_FILE.match(s):                      # not `.local`: a depot's declaration stays
             line = ""                                  # replaced by ours; keeps line numbers
         if i in inst_lines:
             out.append(f"\t.loc 1 {i} 0\t{line.strip()}" if line.strip() else line)
