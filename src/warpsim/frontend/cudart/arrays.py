@@ -21,7 +21,7 @@ from warpsim.frontend.cudart.calls import CudaError, _write_u64, api
 from warpsim.frontend.ptx import textures as X
 
 LAYERED, SURFACE_LOAD_STORE, CUBEMAP, TEXTURE_GATHER = 1, 2, 4, 8
-_KNOWN_FLAGS = LAYERED | SURFACE_LOAD_STORE | TEXTURE_GATHER
+_KNOWN_FLAGS = LAYERED | SURFACE_LOAD_STORE | TEXTURE_GATHER | CUBEMAP
 _RES_ARRAY, _RES_MIPMAP, _RES_LINEAR, _RES_PITCH2D = 0, 1, 2, 3
 _ADDRESS = {0: "wrap", 1: "clamp", 2: "mirror", 3: "border"}
 _KINDS = {0: "i", 1: "u", 2: "f"}          # cudaChannelFormatKind: Signed, Unsigned, Float
@@ -63,10 +63,14 @@ class CudaArray:
         return bool(self.flags & LAYERED)
 
     @property
+    def cubemap(self) -> bool:
+        return bool(self.flags & CUBEMAP)
+
+    @property
     def dims(self) -> int:
         if self.height == 0:
             return 1
-        return 2 if self.depth == 0 or self.layered else 3
+        return 2 if self.depth == 0 or self.layered or self.cubemap else 3
 
     @property
     def size(self) -> tuple[int, int, int]:
@@ -91,8 +95,10 @@ def channel_format(x: int, y: int, z: int, w: int, f: int) -> tuple[np.dtype, in
     return np.dtype(f"{_KINDS[f]}{size // 8}"), n
 
 
-def _within_limits(width: int, height: int, depth: int, layered: bool) -> bool:
+def _within_limits(width: int, height: int, depth: int, layered: bool, cubemap: bool = False) -> bool:
     """The extents cudaMallocArray accepts (the device properties' maxTexture* values)."""
+    if cubemap:
+        return width == height <= 32768 and depth == 6
     if layered:
         return depth <= 2048 and (width <= 32768 and height <= 32768 if height else width <= 32768)
     if depth:
@@ -113,15 +119,18 @@ class ArrayCalls:
     @api()
     def malloc_array(self, out: int, x: int, y: int, z: int, w: int, f: int, width: int, height: int,
                      depth: int, flags: int) -> int:
-        if flags & CUBEMAP:
-            raise CudaError(E.cudaErrorNotSupported, "cube-map arrays (cudaArrayCubemap) are not supported "
-                            "by warpsim's textures")
+        if flags & CUBEMAP and (flags & LAYERED or width != height or depth != 6 or width > 32768):
+            raise CudaError(E.cudaErrorInvalidValue if not flags & LAYERED else E.cudaErrorNotSupported,
+                            f"a cube map of extent ({width}, {height}, {depth})" + (
+                                " (layered): cube-map arrays are not supported by warpsim" if flags & LAYERED
+                                else ": cudaArrayCubemap needs width = height <= 32768 and depth 6"))
         if flags & ~_KNOWN_FLAGS:
             raise CudaError(E.cudaErrorNotSupported, f"CUDA array flags 0x{flags:x}: only cudaArrayLayered, "
-                            "cudaArraySurfaceLoadStore and cudaArrayTextureGather are supported")
+                            "cudaArraySurfaceLoadStore, cudaArrayCubemap and cudaArrayTextureGather are "
+                            "supported")
         dtype, ch = channel_format(x, y, z, w, f)
         if width < 1 or (depth and not height and not flags & LAYERED) or not _within_limits(
-                width, height, depth, bool(flags & LAYERED)):
+                width, height, depth, bool(flags & LAYERED), bool(flags & CUBEMAP)):
             raise CudaError(E.cudaErrorInvalidValue, f"a CUDA array of extent ({width}, {height}, {depth})"
                             f"{' (layered)' if flags & LAYERED else ''}: outside the device's texture limits "
                             "(1-D 131072, 2-D 131072 x 65536, 3-D 16384^3, layers 2048)")
@@ -224,7 +233,7 @@ class ArrayCalls:
         if res_type == _RES_ARRAY:
             arr = self._array(handle, what)
             return {"ptr": arr.ptr, "size": arr.size, "dims": arr.dims, "dtype": arr.dtype,
-                    "channels": arr.channels, "layered": arr.layered}
+                    "channels": arr.channels, "layered": arr.layered, "cubemap": arr.cubemap}
         if res_type not in (_RES_LINEAR, _RES_PITCH2D):
             why = "mipmapped arrays" if res_type == _RES_MIPMAP else f"resource type {res_type}"
             raise CudaError(E.cudaErrorNotSupported, f"{what}: {why} is not supported by warpsim's textures")
@@ -274,9 +283,9 @@ class ArrayCalls:
         if res_type != _RES_ARRAY:
             raise CudaError(E.cudaErrorInvalidValue, f"{what}: a surface object needs a CUDA array resource")
         r = self._resource(res_type, handle, ptr, (x, y, z, w, f), size_bytes, width, height, pitch, what)
-        if r["layered"]:
-            raise CudaError(E.cudaErrorNotSupported, f"{what}: layered surfaces are not supported by warpsim")
-        _write_u64(out, X.surface_object(r["ptr"], r["size"], r["dims"], r["dtype"], r["channels"]))
+        # a cube map's surface is layered: surfCubemap* name the face as the layer
+        _write_u64(out, X.surface_object(r["ptr"], r["size"], r["dims"], r["dtype"], r["channels"],
+                                         layered=r["layered"] or r["cubemap"]))
         return 0
 
     @api()

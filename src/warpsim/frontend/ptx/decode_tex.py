@@ -24,14 +24,21 @@ def _op(fn, **kw):
 
 
 def _geometry(fi: FlatInst) -> int:
+    """Coordinates the instruction names besides a layer index (a cube map: a 3-D direction)."""
     for m in fi.mods:
         if m in _GEOM:
             return _GEOM[m]
-        if m in ("a1d", "a2d") and fi.base == "tex":
+        if m in ("a1d", "a2d"):
             return _GEOM[m[1:]]
-        if m in ("a1d", "a2d", "cube", "acube", "2dms", "a2dms"):
-            raise DecodeError(f"{fi.base}.{m} (layered/cube/multisample textures) is not supported")
+        if m == "cube" and fi.base == "tex":
+            return 3
+        if m in ("cube", "acube", "2dms", "a2dms"):
+            raise DecodeError(f"{fi.base}.{m} (cube-map arrays, multisample textures) is not supported")
     raise DecodeError(f"{fi.base} without a geometry (.1d/.2d/.3d)")
+
+
+def _layered(mods) -> bool:
+    return any(m in ("a1d", "a2d") for m in mods)
 
 
 def _handle_and_coords(fi: FlatInst, c, ctype: str):
@@ -46,7 +53,7 @@ def _handle_and_coords(fi: FlatInst, c, ctype: str):
                           "use texture/surface objects (cudaTextureObject_t)")
     hf = c.get(h, "u64")
     cs = crd.elems if crd.kind == "vec" else [crd]
-    if any(m in ("a1d", "a2d") for m in fi.mods):       # layered: the layer index comes first
+    if _layered(fi.mods):                                 # layered: the layer index comes first
         return hf, [c.get(cs[0], "s32")] + [c.get(e, ctype) for e in cs[1:]]
     return hf, [c.get(e, ctype) for e in cs]
 
@@ -81,23 +88,25 @@ def b_tex(fi: FlatInst, c):
         d = d.elems[0]
     outs = _dsts(d)
 
-    layered = any(m in ("a1d", "a2d") for m in mods)
+    layered = _layered(mods)
+    cube = "cube" in mods
+    if cube:
+        return _op(_cube_fetch(hf, cf, outs, dtype), kind=InstKind.LOAD, unit=Unit.TEX, lat=LatClass.MEM,
+                   space=MemSpace.TEX, width=16, mem="ld")
 
     def fn(b, m):
         obj = X.lookup(_handle(b, hf, m), surface=False)
         if obj.layered != layered:
             raise X.MemoryFault("layered fetch from a texture that is not layered, or the reverse")
+        if obj.cubemap:
+            raise X.MemoryFault("a cube map is fetched by direction (texCubemap: tex.cube)")
         lay = np.broadcast_to(np.asarray(cf[0](b)), (b.T,)) if layered else None
         cfs = cf[1:] if layered else cf
         if len(cfs) < obj.dims:
             raise DecodeError("fewer coordinates than the texture has dimensions")
         coords = [np.broadcast_to(np.asarray(f(b)), (b.T,)) for f in cfs[:obj.dims]]
         v = X.fetch(b.device, obj, coords, ctype == "s32", lay)
-        for k, o in enumerate(outs):
-            if o is None:
-                continue
-            col = v[:, k] if k < obj.channels else np.zeros(b.T)
-            b.put(o, np.asarray(col).astype(np.float32 if dtype == "f32" else NP[dtype]), m)
+        _put_texels(b, outs, v, obj.channels, dtype, m)
         base = [np.floor(np.asarray(x, dtype=np.float64) * (obj.size[k] if obj.normalized and ctype == "f32"
                                                               else 1)).astype(np.int64)
                 for k, x in enumerate(coords)]
@@ -110,6 +119,28 @@ def b_tex(fi: FlatInst, c):
         return MemSpace.TEX, np.where(b.valid if m is None else m, addr, np.uint64(0))
     return _op(fn, kind=InstKind.LOAD, unit=Unit.TEX, lat=LatClass.MEM, space=MemSpace.TEX, width=16,
                mem="ld")
+
+
+def _put_texels(b, outs, v, channels: int, dtype: str, m) -> None:
+    for k, o in enumerate(outs):
+        if o is None:
+            continue
+        col = v[:, k] if k < channels else np.zeros(b.T)
+        b.put(o, np.asarray(col).astype(np.float32 if dtype == "f32" else NP[dtype]), m)
+
+
+def _cube_fetch(hf, cf, outs, dtype: str):
+    """tex.cube: {x, y, z, _} is a direction; the address is the face's base texel."""
+    def fn(b, m):
+        obj = X.lookup(_handle(b, hf, m), surface=False)
+        if not obj.cubemap:
+            raise X.MemoryFault("tex.cube (texCubemap) on a texture that is not a cube map")
+        x, y, z = (np.broadcast_to(np.asarray(f(b)), (b.T,)) for f in cf[:3])
+        v, texel = X.fetch_cube(b.device, obj, x, y, z)
+        _put_texels(b, outs, v, obj.channels, dtype, m)
+        addr = np.uint64(obj.ptr) + (texel * obj.texel_bytes).astype(np.uint64)
+        return MemSpace.TEX, np.where(b.valid if m is None else m, addr, np.uint64(0))
+    return fn
 
 
 def _surf_mode(mods) -> str:
@@ -126,6 +157,18 @@ def _surf_vec(mods) -> int:
     return 1
 
 
+def _surface_coords(b, hf, cf, m, layered: bool):
+    """(surface, spatial coordinates, layer or None) of a suld/sust; a2d's fourth value is unused."""
+    obj = X.lookup(_handle(b, hf, m), surface=True)
+    if obj.layered != layered:
+        raise X.MemoryFault("layered surface access to a surface that is not layered, or the reverse")
+    vals = [np.broadcast_to(np.asarray(f(b)), (b.T,)) for f in cf]
+    spatial = vals[1:] if layered else vals
+    if len(spatial) < obj.dims:
+        raise X.MemoryFault(f"{len(spatial)} coordinate(s) for a {obj.dims}-D surface")
+    return obj, spatial[:obj.dims], vals[0] if layered else None
+
+
 def b_suld(fi: FlatInst, c):
     mods = fi.mods
     if "b" not in mods:
@@ -136,14 +179,14 @@ def b_suld(fi: FlatInst, c):
     nvec = _surf_vec(mods)
     mode = _surf_mode(mods)
     hf, cf = _handle_and_coords(fi, c, "s32")
+    layered = _layered(mods)
     outs = _dsts(fi.ops[0])
     if len(outs) != nvec:
         raise DecodeError("vector width does not match the destination")
 
     def fn(b, m):
-        obj = X.lookup(_handle(b, hf, m), surface=True)
-        coords = [np.broadcast_to(np.asarray(f(b)), (b.T,)) for f in cf]
-        off, ok = X.surface_index(obj, coords, esz * nvec, mode)
+        obj, coords, lay = _surface_coords(b, hf, cf, m, layered)
+        off, ok = X.surface_index(obj, coords, esz * nvec, mode, lay)
         act = (b.valid if m is None else m)
         if mode == "trap" and (act & ~ok).any():
             raise X.MemoryFault("out-of-range surface load (.trap)")
@@ -168,15 +211,15 @@ def b_sust(fi: FlatInst, c):
     nvec = _surf_vec(mods)
     mode = _surf_mode(mods)
     hf, cf = _handle_and_coords(fi, c, "s32")
+    layered = _layered(mods)
     v = fi.ops[1]
     srcs = [c.get(e, "b" + str(8 * esz)) for e in (v.elems if v.kind == "vec" else [v])]
     if len(srcs) != nvec:
         raise DecodeError("vector width does not match the source")
 
     def fn(b, m):
-        obj = X.lookup(_handle(b, hf, m), surface=True)
-        coords = [np.broadcast_to(np.asarray(f(b)), (b.T,)) for f in cf]
-        off, ok = X.surface_index(obj, coords, esz * nvec, mode)
+        obj, coords, lay = _surface_coords(b, hf, cf, m, layered)
+        off, ok = X.surface_index(obj, coords, esz * nvec, mode, lay)
         act = (b.valid if m is None else m)
         if mode == "trap" and (act & ~ok).any():
             raise X.MemoryFault("out-of-range surface store (.trap)")

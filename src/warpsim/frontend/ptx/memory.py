@@ -134,15 +134,16 @@ class Device:
 
     def create_texture(self, array: DeviceArray, dims: int | None = None, filter: str = "point",
                        address: str | tuple[str, ...] = "clamp", normalized: bool = False,
-                       read_mode: str = "element", linear: bool = False, layered: bool = False) -> int:
+                       read_mode: str = "element", linear: bool = False, layered: bool = False,
+                       cubemap: bool = False) -> int:
         """A texture object (pass it as a .u64 kernel argument) over `array`; see textures.py."""
         from warpsim.frontend.ptx.textures import create_texture
-        return create_texture(array, dims, filter, address, normalized, read_mode, linear, layered)
+        return create_texture(array, dims, filter, address, normalized, read_mode, linear, layered, cubemap)
 
-    def create_surface(self, array: DeviceArray, dims: int | None = None) -> int:
+    def create_surface(self, array: DeviceArray, dims: int | None = None, layered: bool = False) -> int:
         """A surface object (suld/sust) over `array`; see textures.py."""
         from warpsim.frontend.ptx.textures import create_surface
-        return create_surface(array, dims)
+        return create_surface(array, dims, layered)
 
     def snapshot(self) -> np.ndarray:
         return self.heap[:self.top].copy()

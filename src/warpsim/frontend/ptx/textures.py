@@ -11,12 +11,17 @@ alpha = frac(xB) stored with 8 fractional bits, and blends texels i and i+1 (per
 modes apply to every texel index: clamp (to the edge), border (0 outside), wrap (modulo the size),
 mirror (reflected). Integer texels read with read_mode='normalized' become floats in [0, 1] (unsigned)
 or [-1, 1] (signed). Channels the texture lacks read as 0.
+
+Cube maps (the Programming Guide's "Cubemap Textures" table): the coordinate of largest magnitude picks
+the face (+x, -x, +y, -y, +z, -z are layers 0-5) and the other two, divided by it, give the face's
+normalized (s, t); address modes do not apply. Hardware filters seamlessly across face edges; warpsim
+filters within a face and refuses a linear fetch whose footprint leaves it, rather than clamp silently.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -47,6 +52,7 @@ class TexObject:
     linear: bool = False              # tex1Dfetch on plain linear memory
     layered: bool = False             # an array of 1-D/2-D layers (size[2] = layers)
     pitch: int = 0                    # bytes from one row to the next (0: width x texel bytes)
+    cubemap: bool = False             # six square 2-D faces (size[2] = 6), fetched by direction
 
     @property
     def texel_bytes(self) -> int:
@@ -90,9 +96,13 @@ def _shape_args(array, dims: int, layered: bool = False) -> tuple[int, tuple[int
 
 def create_texture(array, dims: int | None = None, filter: str = "point", address: str | tuple = "clamp",
                    normalized: bool = False, read_mode: str = "element", linear: bool = False,
-                   layered: bool = False) -> int:
+                   layered: bool = False, cubemap: bool = False) -> int:
     """A texture object over a DeviceArray of shape ([depth,] [height,] width [, channels]);
-    layered: ([layers,] [height,] width [, channels]) with dims = 1 or 2 spatial dimensions."""
+    layered: ([layers,] [height,] width [, channels]) with dims = 1 or 2 spatial dimensions;
+    cubemap: (6, width, width [, channels]), faces +x, -x, +y, -y, +z, -z."""
+    if cubemap:
+        ptr, size, ch, dt = _shape_args(array, 2, layered=True)
+        return texture_object(ptr, size, 2, dt, ch, filter=filter, read_mode=read_mode, cubemap=True)
     dims = dims or (1 if linear else min(len(array.shape) - (1 if layered else 0), 3))
     ptr, size, ch, dt = _shape_args(array, dims, layered)
     return texture_object(ptr, size, dims, dt, ch, filter=filter, address=address, normalized=normalized,
@@ -101,10 +111,15 @@ def create_texture(array, dims: int | None = None, filter: str = "point", addres
 
 def texture_object(ptr: int, size: tuple[int, int, int], dims: int, dtype, channels: int, *, pitch: int = 0,
                    filter: str = "point", address: str | tuple = "clamp", normalized: bool = False,
-                   read_mode: str = "element", linear: bool = False, layered: bool = False) -> int:
+                   read_mode: str = "element", linear: bool = False, layered: bool = False,
+                   cubemap: bool = False) -> int:
     """A texture object over device memory at `ptr`: size (width, height, depth or layers) in texels,
     rows `pitch` bytes apart (0: packed). The CUDA runtime's cudaCreateTextureObject lands here."""
     dt = np.dtype(dtype)
+    if cubemap and (dims != 2 or layered or size[0] != size[1] or size[2] != 6):
+        kind = f"{dims}-D{' layered' if layered else ''}"
+        raise InputError(f"a cube map has six square 2-D faces, not a {kind} texture of {size[0]} x "
+                         f"{size[1]} x {size[2]}")
     if channels not in (1, 2, 4):
         raise InputError(f"textures have 1, 2 or 4 channels, got {channels}")
     if filter not in _FILTERS:
@@ -112,7 +127,7 @@ def texture_object(ptr: int, size: tuple[int, int, int], dims: int, dtype, chann
     modes = (address,) * 3 if isinstance(address, str) else tuple(address) + ("clamp",) * (3 - len(address))
     if any(m not in _MODES for m in modes):
         raise InputError(f"texture address modes must be among {_MODES}, got {address!r}")
-    if not normalized and any(m in ("wrap", "mirror") for m in modes[:dims]):
+    if not normalized and not cubemap and any(m in ("wrap", "mirror") for m in modes[:dims]):
         raise InputError("wrap and mirror address modes need normalized coordinates (as in CUDA)")
     if read_mode not in ("element", "normalized"):
         raise InputError("read_mode must be 'element' or 'normalized'")
@@ -120,7 +135,7 @@ def texture_object(ptr: int, size: tuple[int, int, int], dims: int, dtype, chann
         raise InputError("linear filtering of integer texels needs read_mode='normalized' (as in CUDA)")
     _check_pitch(size, dt, channels, pitch)
     return _register(TexObject(int(ptr), tuple(int(x) for x in size), dims, dt, channels, filter, modes,
-                               normalized, read_mode, False, linear, layered, pitch))
+                               normalized, read_mode, False, linear, layered, pitch, cubemap))
 
 
 def _check_pitch(size, dt: np.dtype, channels: int, pitch: int) -> None:
@@ -129,20 +144,22 @@ def _check_pitch(size, dt: np.dtype, channels: int, pitch: int) -> None:
                          f"{dt.itemsize * channels} B")
 
 
-def create_surface(array, dims: int | None = None) -> int:
-    """A surface object over a DeviceArray (suld/sust address x in bytes, y and z in rows/slices)."""
-    dims = dims or min(len(array.shape), 3)
-    ptr, size, ch, dt = _shape_args(array, dims)
-    return surface_object(ptr, size, dims, dt, ch)
+def create_surface(array, dims: int | None = None, layered: bool = False) -> int:
+    """A surface object over a DeviceArray (suld/sust address x in bytes, y and z in rows/slices;
+    layered: ([layers,] [height,] width [, channels]), the layer given separately, as suld.a1d/.a2d do)."""
+    dims = dims or min(len(array.shape) - (1 if layered else 0), 3)
+    ptr, size, ch, dt = _shape_args(array, dims, layered)
+    return surface_object(ptr, size, dims, dt, ch, layered=layered)
 
 
 def surface_object(ptr: int, size: tuple[int, int, int], dims: int, dtype, channels: int,
-                   pitch: int = 0) -> int:
-    """A surface object over device memory at `ptr` (see texture_object)."""
+                   pitch: int = 0, layered: bool = False) -> int:
+    """A surface object over device memory at `ptr` (see texture_object). A cube-map array's surface is
+    layered: surfCubemap* address its faces as layers 0-5."""
     dt = np.dtype(dtype)
     _check_pitch(size, dt, channels, pitch)
     return _register(TexObject(int(ptr), tuple(int(x) for x in size), dims, dt, channels, surface=True,
-                               pitch=pitch))
+                               pitch=pitch, layered=layered))
 
 
 def forget(handle: int, surface: bool) -> None:
@@ -206,6 +223,55 @@ def fetch(device, obj: TexObject, coords: list[np.ndarray], integer_coords: bool
     return _fetch(tex, obj, coords, integer_coords)
 
 
+# (axis of the face's normal, sign, axis for s, sign of s, axis for t, sign of t) for faces 0-5
+_CUBE_FACES = ((0, 1, 2, -1, 1, -1), (0, -1, 2, 1, 1, -1), (1, 1, 0, 1, 2, 1),
+               (1, -1, 0, 1, 2, -1), (2, 1, 0, 1, 1, -1), (2, -1, 0, -1, 1, -1))
+
+
+def cube_face(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(face, s, t) of direction vectors: the major axis (x before y before z on ties) picks the face,
+    s = (sc / |ma| + 1) / 2 and t = (tc / |ma| + 1) / 2 its normalized coordinates."""
+    v = np.stack([np.asarray(c, dtype=np.float64) for c in (x, y, z)])
+    a = np.abs(v)
+    axis = np.where((a[0] >= a[1]) & (a[0] >= a[2]), 0, np.where(a[1] >= a[2], 1, 2))
+    face = 2 * axis + (np.take_along_axis(v, axis[None], 0)[0] < 0)
+    s = np.zeros(v.shape[1])
+    t = np.zeros(v.shape[1])
+    for f, (n, _sn, sa, ss, ta, ts) in enumerate(_CUBE_FACES):
+        sel = face == f
+        ma = np.where(a[n] > 0, a[n], 1.0)
+        s = np.where(sel, (ss * v[sa] / ma + 1) / 2, s)
+        t = np.where(sel, (ts * v[ta] / ma + 1) / 2, t)
+    return face.astype(np.int64), s, t
+
+
+def fetch_cube(device, obj: TexObject, x, y, z) -> tuple[np.ndarray, np.ndarray]:
+    """Texel values [T, channels] at direction vectors, and each lane's base texel (face, row, column)
+    flattened to a texel index."""
+    tex = _texels(device, obj)
+    face, s, t = cube_face(x, y, z)
+    w = obj.size[0]
+    flat = replace(obj, normalized=True, address=("clamp",) * 3)
+    if obj.filter == "linear":
+        for c in (s, t):
+            xb = c * w - 0.5
+            i0 = np.floor(xb)
+            frac = np.round((xb - i0) * 256.0) / 256.0
+            if ((i0 < 0) & (frac < 1) | (i0 + 1 > w - 1) & (frac > 0)).any():
+                raise MemoryFault("a linear cube-map fetch within half a texel of a face edge: hardware "
+                                  "blends across faces (seamless filtering), which warpsim does not model")
+    out = None
+    for f in np.unique(face):
+        sel = face == f
+        v = _fetch(tex[f:f + 1], flat, [s[sel], t[sel]], False)
+        if out is None:
+            out = np.zeros((face.size, v.shape[1]), dtype=v.dtype)
+        out[sel] = v
+    col = np.clip(np.floor(s * w), 0, w - 1).astype(np.int64)
+    row = np.clip(np.floor(t * w), 0, w - 1).astype(np.int64)
+    return out, (face * w + row) * w + col
+
+
 def _fetch(tex, obj: TexObject, coords: list[np.ndarray], integer_coords: bool) -> np.ndarray:
     T = coords[0].shape[0]
     size = obj.size
@@ -260,19 +326,22 @@ def _fetch(tex, obj: TexObject, coords: list[np.ndarray], integer_coords: bool) 
     return out
 
 
-def surface_index(obj: TexObject, coords: list[np.ndarray], nbytes: int, mode: str
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def surface_index(obj: TexObject, coords: list[np.ndarray], nbytes: int, mode: str,
+                  layer: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Byte offsets into the surface's memory for suld/sust, and which lanes are in range.
 
     x is a byte coordinate; out-of-range lanes fault (.trap), are clamped (.clamp) or read 0 / drop
-    the store (.zero).
+    the store (.zero). A layered surface's layer (suld.a1d/.a2d) is its slice.
     """
     w, h, d = obj.size
     row = w * obj.texel_bytes
     pitch = obj.row_bytes
     x = np.asarray(coords[0]).astype(np.int64)
     y = np.asarray(coords[1]).astype(np.int64) if obj.dims > 1 else np.zeros_like(x)
-    z = np.asarray(coords[2]).astype(np.int64) if obj.dims > 2 else np.zeros_like(x)
+    if obj.layered:
+        z = np.broadcast_to(np.asarray(layer).astype(np.int64), x.shape)
+    else:
+        z = np.asarray(coords[2]).astype(np.int64) if obj.dims > 2 else np.zeros_like(x)
     ok = (x >= 0) & (x + nbytes <= row) & (y >= 0) & (y < h) & (z >= 0) & (z < d)
     if mode == "clamp":
         x = np.clip(x, 0, row - nbytes)
