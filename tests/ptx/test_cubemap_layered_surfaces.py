@@ -55,7 +55,8 @@ def test_cube_map_directions_pick_face_and_texel(env):
         for yy in range(W):
             for xx in range(W):
                 a, b = u[xx], u[yy]
-                centres.append([(1, -b, -a), (-1, -b, a), (a, 1, b), (a, -1, -b), (a, -b, 1), (-a, -b, -1)][face])
+                by_face = [(1, -b, -a), (-1, -b, a), (a, 1, b), (a, -1, -b), (a, -b, 1), (-a, -b, -1)]
+                centres.append(by_face[face])
     centres = np.array(centres)
     np.testing.assert_array_equal(run_cube(dev, m, tex, centres), faces().reshape(-1))
     rng = np.random.default_rng(3)

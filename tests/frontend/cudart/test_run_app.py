@@ -272,7 +272,8 @@ def test_virtual_functions_and_function_pointers(build, cudart_env, tmp_path):
 
     if find_tool("ptxas") is None or find_tool("nvdisasm") is None:
         return
-    r = run_app(cudart_env, "run-app", "--mode", "timing", "--isa", "sass", "--json", str(out), "--", str(exe))
+    r = run_app(cudart_env, "run-app", "--mode", "timing", "--isa", "sass", "--json", str(out), "--",
+                str(exe))
     err = " ".join(r.stderr.split())
     assert "Test PASSED" in r.stdout and r.returncode == 1, r.stdout + r.stderr
     assert "could not write the results" in err and "SASS subroutine calls are not supported" in err
