@@ -141,6 +141,7 @@ PROGRAMS: list[Program] = [
     _sample("simpleCooperativeGroups", "0_Introduction/simpleCooperativeGroups", passed=None),
     _sample("simpleLayeredTexture", "0_Introduction/simpleLayeredTexture", passed=None),
     _sample("simpleCubemapTexture", "0_Introduction/simpleCubemapTexture", passed=None),
+    _sample("interval", "2_Concepts_and_Techniques/interval", passed=None, includes=(".",)),
     _sample("simpleMultiCopy", "0_Introduction/simpleMultiCopy", passed=None),
     _sample("simplePrintf", "0_Introduction/simplePrintf", passed=None),
     _sample("simpleStreams", "0_Introduction/simpleStreams", passed=None),

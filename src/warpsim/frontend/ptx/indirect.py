@@ -110,8 +110,9 @@ def emit_indirect_call(lk, ins: Instruction, scopes, target: Ref, rets: list[Ope
         add("setp.ne.u64", [p, target, target])
     for f in cands:
         add("setp.eq.u64", [p, target, Ref("imm", value=lk.global_syms[f][1])])
-        if f in lk.stack:
-            add("trap", [], pred, text=f"{ins.text}  // a recursive call to {f} (not supported)")
+        if not lk.may_inline(f):
+            add("trap", [], pred, text=f"{ins.text}  // recursion deeper than {lk.max_depth} levels of {f} "
+                "(warpsim inlines calls, recursive ones to a fixed depth)")
         else:
             add("bra", [Ref("label", name=f)], pred)
             bodies.append(f)

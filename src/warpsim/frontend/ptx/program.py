@@ -1,7 +1,7 @@
 """Link one entry into a flat program: calls inlined, registers numbered, symbols placed, labels resolved.
 
 Device functions are inlined at each call site (fresh registers, `.param`/`.local` areas and labels per
-site), so SIMT reconvergence and the IR see one flat instruction list; recursion is rejected.
+site), so SIMT reconvergence and the IR see one flat instruction list; recursive functions are inlined to a fixed depth, deeper calls trap.
 """
 
 from __future__ import annotations
@@ -40,6 +40,15 @@ RUNTIME_CALLS = ("vprintf", "__assertfail", "malloc", "free")     # executed by 
 # the device runtime's launch entry points (CUDA dynamic parallelism, CDP1 and CDP2 names)
 DEVICE_LAUNCH_PREFIXES = ("cudaLaunchDevice", "cudaGetParameterBuffer", "__cudaCDP")
 MAX_FLAT_INSTRUCTIONS = 1 << 20     # a kernel with every call (and every indirect call's candidates) inlined
+# Recursion is inlined to a fixed depth: the deepest up to MAX_RECURSION_DEPTH whose kernel stays within
+# RECURSIVE_BUDGET flat instructions and the register limit (a function calling itself twice doubles
+# per level); a deeper call traps
+MAX_RECURSION_DEPTH = 64
+RECURSIVE_BUDGET = 1 << 18
+
+
+class _TooBig(Exception):
+    """The kernel outgrew RECURSIVE_BUDGET at this recursion depth: link again, shallower."""
 
 
 @dataclass
@@ -116,7 +125,10 @@ def _decl_bytes(d: VarDecl) -> int:
 
 
 class _Linker:
-    def __init__(self, mod: Module, entry: str, global_syms: dict[str, tuple[str, int]]) -> None:
+    def __init__(self, mod: Module, entry: str, global_syms: dict[str, tuple[str, int]],
+                 max_depth: int = MAX_RECURSION_DEPTH) -> None:
+        self.max_depth = max_depth          # levels of one function on the call stack
+        self.recursive = False
         self.mod = mod
         self.entry = entry
         self.insts: list[FlatInst] = []
@@ -139,6 +151,8 @@ class _Linker:
         self.reg_names.append(name)
         self.reg_types.append(typ)
         if len(self.reg_names) >= 32768:
+            if self.recursive and self.max_depth > 1:
+                raise _TooBig
             raise self.err("more than 32767 registers after inlining")
         return len(self.reg_names) - 1
 
@@ -204,8 +218,6 @@ class _Linker:
         if fn.body is None:
             raise self.err(f"call to {fn.name}, which has no body in this module (only the CUDA runtime "
                            f"calls {', '.join(RUNTIME_CALLS)} are provided; link with -rdc for others)")
-        if fn.name in self.stack:
-            raise self.err(f"recursive call to {fn.name} is not supported")
         self.stack.append(fn.name)
         scopes: list[dict[str, Ref]] = [dict(alias)]
         labels: dict[str, int] = {}
@@ -387,11 +399,33 @@ class _Linker:
             if r is None or r.kind != "symaddr":
                 raise self.err(f"call argument {actual.name} is not a declared .param", ins)
             alias[formal.name] = r
+        if not self.may_inline(callee.name):
+            self.trap_here(ins, depth, f"recursion deeper than {self.max_depth} levels of {callee.name} "
+                                       "(warpsim inlines calls, recursive ones to a fixed depth)")
+            return
         self.insts.append(FlatInst("call", [Ref("func", name=callee.name)], -1, False, ins.line, ins.text,
                                    self.stack[-1], depth))
         if len(self.insts) > MAX_FLAT_INSTRUCTIONS:
             raise self.err(f"more than {MAX_FLAT_INSTRUCTIONS:,} instructions after inlining the calls")
+        if self.recursive and len(self.insts) > RECURSIVE_BUDGET and self.max_depth > 1:
+            raise _TooBig
         self.emit(callee, alias, f"$__ret_{len(self.insts)}_{callee.name}", depth + 1)
+
+    def may_inline(self, name: str) -> bool:
+        """Whether a call to `name` may be inlined here (recursion: up to max_depth levels)."""
+        n = self.stack.count(name)
+        if n:
+            self.recursive = True
+        return n < self.max_depth
+
+    def trap_here(self, ins: Instruction, depth: int, why: str) -> None:
+        """A trap naming the call and `why`, guarded by a predicate that is always true: an unguarded
+        trap would end its path, and branches around it would reconverge only at exit."""
+        p = Ref("reg", rid=self.new_reg(f"%__trap{len(self.insts)}", "pred"))
+        for opcode, ops, guard in (("setp.eq.u32", [p, Ref("imm", value=0), Ref("imm", value=0)], -1),
+                                   ("trap", [], p.rid)):
+            self.insts.append(FlatInst(opcode, ops, guard, False, ins.line, f"{ins.text}  // {why}",
+                                       self.stack[-1], depth))
 
 
 def place_globals(mod: Module, alloc) -> dict[str, tuple[str, int]]:
@@ -447,4 +481,17 @@ def link(mod: Module, entry: str, global_syms: dict[str, tuple[str, int]]) -> Pr
     if entry not in mod.functions or not mod.functions[entry].is_entry:
         raise InputError(f"no .entry named {entry!r} (entries: {', '.join(mod.entries) or 'none'})",
                          path=mod.path)
-    return _Linker(mod, entry, global_syms).link()
+    try:
+        return _Linker(mod, entry, global_syms).link()
+    except _TooBig:
+        pass
+    lo, hi, best = 1, MAX_RECURSION_DEPTH - 1, None      # depth 1 (no recursion inlined) always fits
+    while lo <= hi:                                       # the deepest that fits, by bisection
+        mid = (lo + hi) // 2
+        try:
+            best = _Linker(mod, entry, global_syms, mid).link()
+            lo = mid + 1
+        except _TooBig:
+            hi = mid - 1
+    assert best is not None
+    return best
