@@ -1,7 +1,8 @@
 """Link one entry into a flat program: calls inlined, registers numbered, symbols placed, labels resolved.
 
 Device functions are inlined at each call site (fresh registers, `.param`/`.local` areas and labels per
-site), so SIMT reconvergence and the IR see one flat instruction list; recursive functions are inlined to a fixed depth, deeper calls trap.
+site), so SIMT reconvergence and the IR see one flat instruction list; recursive functions are
+inlined to a fixed depth, and deeper calls trap.
 """
 
 from __future__ import annotations
