@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "cudart_shim.h"
+#include "cudart_graphs.h"
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -254,6 +255,7 @@ void warpsim_finish_last(void) {
 }
 
 static cudaError_t launch(const void *func, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s) {
+    if (warpsim_capturing(s)) return warpsim_capture_kernel(func, g, b, args, shm, s);
     cudaError_t e = RT("launch", "KIIIIIIKKK", P(func), g.x, g.y, g.z, b.x, b.y, b.z, P(args), (u64)shm, P(s));
     warpsim_finish_last();
     return e;
@@ -333,6 +335,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind
     return RT("memcpy", "KKKiK", P(dst), P(src), (u64)n, (int)kind, 0ULL);
 }
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s) {
+    if (warpsim_capturing(s)) return warpsim_capture_memcpy(dst, src, n, kind, s);
     return RT("memcpy", "KKKiK", P(dst), P(src), (u64)n, (int)kind, P(s));
 }
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t w, size_t h,
@@ -364,7 +367,7 @@ cudaError_t cudaGetSymbolSize(size_t *n, const void *sym) { return RT("symbol_si
 
 cudaError_t cudaMemset(void *p, int v, size_t n) { return RT("memset", "KiK", P(p), v, (u64)n); }
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s) {
-    (void)s;
+    if (warpsim_capturing(s)) return warpsim_capture_memset(p, v, n, s);
     return RT("memset", "KiK", P(p), v, (u64)n);
 }
 cudaError_t cudaMemset2D(void *p, size_t pitch, int v, size_t w, size_t h) {

@@ -22,6 +22,7 @@ from warpsim.frontend.cudart.arrays import ArrayCalls, CudaArray
 from warpsim.frontend.cudart.calls import CudaError, _say, _write_i32, _write_u64, api
 from warpsim.frontend.cudart.device import MappedDevice, OutOfDeviceMemory
 from warpsim.frontend.cudart.fatbin import parse_fatbin, read_wrapper, select_ptx
+from warpsim.frontend.cudart.graphs import GraphCalls
 from warpsim.frontend.cudart.props import device_properties
 from warpsim.frontend.cudart.settings import AppSettings
 
@@ -69,7 +70,7 @@ class LaunchLog:
 
 
 @dataclass
-class Runtime(ArrayCalls):
+class Runtime(ArrayCalls, GraphCalls):
     base: int
     region_bytes: int
     cudart_version: int
@@ -82,6 +83,9 @@ class Runtime(ArrayCalls):
     events: dict[int, int | None] = field(default_factory=dict)
     unsupported_calls: dict[str, int] = field(default_factory=dict)
     arrays: dict[int, CudaArray] = field(default_factory=dict)    # CUDA arrays by handle (device address)
+    recorded: list[tuple] = field(default_factory=list)   # graph kernel nodes' launches (graphs.py)
+    graph_memory: dict[int, list] = field(default_factory=dict)   # graph allocations: [bytes, in use]
+    graph_memory_high: list[int] = field(default_factory=lambda: [0, 0])    # used, reserved high marks
     pool_settings: dict[int, int] = field(default_factory=lambda: {**dict.fromkeys(POOL_REUSE, 1),
                                                                    POOL_RELEASE_THRESHOLD: 0})
     pool_high: int = 0                # most device memory in use at once (the pool's high-water marks)
@@ -193,8 +197,22 @@ class Runtime(ArrayCalls):
     @api()
     def launch(self, func: int, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, args: int,
                shared: int, stream: int) -> int:
+        return self._launch(func, (gx, gy, gz), (bx, by, bz), self._read_args(func, args), shared, stream)
+
+    def _read_args(self, func: int, args: int) -> list[bytes]:
+        """The values behind a launch's `void **args`, each as many bytes as its parameter has."""
         mod, name = self._kernel(func)
-        grid, block = (gx, gy, gz), (bx, by, bz)
+        out = []
+        for i, (_pname, _t, _off, size) in enumerate(mod.kernel(name).prog.kparams):
+            p = ctypes.c_uint64.from_address(args + 8 * i).value
+            out.append(ctypes.string_at(p, size))
+        return out
+
+    def _launch(self, func: int, grid: tuple[int, int, int], block: tuple[int, int, int], argv: list[bytes],
+                shared: int, stream: int) -> int:
+        mod, name = self._kernel(func)
+        bx, by, bz = block
+        gy, gz = grid[1], grid[2]
         gpu = self.gpu
         if min(grid + block) < 1 or bx * by * bz > gpu.sm.max_threads_per_cta or gy > 65535 or gz > 65535:
             raise CudaError(E.cudaErrorInvalidConfiguration,
@@ -204,10 +222,6 @@ class Runtime(ArrayCalls):
             raise CudaError(E.cudaErrorInvalidValue,
                             f"launch of {name} needs {k.prog.shared_static + shared} B of shared memory per "
                             f"block, more than {gpu.sm.shared_memory_per_cta} B")
-        argv = []
-        for i, (_pname, _t, _off, size) in enumerate(k.prog.kparams):
-            p = ctypes.c_uint64.from_address(args + 8 * i).value
-            argv.append(ctypes.string_at(p, size))
         log = LaunchLog(name, grid, block, shared, self._stream_id(stream))
         t0 = time.perf_counter()
         try:
@@ -257,6 +271,8 @@ class Runtime(ArrayCalls):
     def free(self, ptr: int) -> int:
         if ptr == 0:
             return 0
+        if ptr in self.graph_memory:          # a graph's allocation: its address stays the graph's
+            return self.graph_free(ptr, "cudaFree")
         if ptr in self.host_allocs or ptr in self.arrays:    # as CUDA: those have their own free calls
             other = "cudaFreeHost" if ptr in self.host_allocs else "cudaFreeArray"
             raise CudaError(E.cudaErrorInvalidValue, f"cudaFree(0x{ptr:x}): memory to release with {other}")

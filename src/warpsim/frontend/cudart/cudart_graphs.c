@@ -1,0 +1,619 @@
+/* warpsim's CUDA runtime: CUDA graphs, built by hand or captured from streams.
+ *
+ * A graph is a list of nodes with dependency edges. Kernels run synchronously here, so launching a
+ * graph runs its nodes one after another in a topological order (creation order among ready nodes),
+ * which is one of the orders the GPU may use. A kernel node's arguments are copied when it is made
+ * (warpsim.frontend.cudart.graphs); an executable graph is a snapshot of its graph's nodes.
+ * Stream capture records the work issued to a capturing stream, and to streams that join the
+ * capture through an event, as a chain of nodes in issue order. Conditional nodes, event and
+ * external-semaphore nodes and the 'extra' kernel-argument format are refused by name.
+ */
+#include "cudart_shim.h"
+#include "cudart_graphs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { N_KERNEL, N_MEMCPY, N_MEMSET, N_HOST, N_EMPTY, N_CHILD, N_ALLOC, N_FREE };
+
+typedef struct Graph Graph;
+typedef struct Node {
+    int kind;
+    Graph *owner;
+    struct Node **deps;
+    size_t ndeps;
+    struct Node *orig;                 /* in an executable graph: the node it was copied from */
+    u64 record;                        /* kernel: the Python record id */
+    const void *func;
+    dim3 grid, block;
+    unsigned shm;
+    struct cudaMemcpy3DParms copy;     /* memcpy (3-D form) */
+    int copy1d;                        /* memcpy: 1-D form below instead */
+    void *dst;
+    const void *src;
+    size_t count;
+    enum cudaMemcpyKind ckind;
+    struct cudaMemsetParams set;
+    cudaHostFn_t fn;
+    void *user;
+    Graph *child;
+    void *dptr;                        /* alloc / free */
+} Node;
+
+struct Graph {
+    Node **nodes;
+    size_t n, cap;
+};
+
+static int node_type(const Node *x) {
+    switch (x->kind) {
+    case N_KERNEL: return cudaGraphNodeTypeKernel;
+    case N_MEMCPY: return cudaGraphNodeTypeMemcpy;
+    case N_MEMSET: return cudaGraphNodeTypeMemset;
+    case N_HOST: return cudaGraphNodeTypeHost;
+    case N_CHILD: return cudaGraphNodeTypeGraph;
+    case N_ALLOC: return cudaGraphNodeTypeMemAlloc;
+    case N_FREE: return cudaGraphNodeTypeMemFree;
+    default: return cudaGraphNodeTypeEmpty;
+    }
+}
+
+static Graph *graph_new(void) { return (Graph *)calloc(1, sizeof(Graph)); }
+
+static void graph_free(Graph *g) {
+    if (!g) return;
+    for (size_t i = 0; i < g->n; i++) {
+        graph_free(g->nodes[i]->child);
+        free(g->nodes[i]->deps);
+        free(g->nodes[i]);
+    }
+    free(g->nodes);
+    free(g);
+}
+
+static int owned(Graph *g, const Node *x) {
+    for (size_t i = 0; i < g->n; i++)
+        if (g->nodes[i] == x) return 1;
+    return 0;
+}
+
+/* A new node of `kind` depending on deps[0..nd): NULL when a dependency is not in the graph. */
+static Node *add_node(Graph *g, int kind, const cudaGraphNode_t *deps, size_t nd) {
+    if (!g || (nd && !deps)) return NULL;
+    for (size_t i = 0; i < nd; i++)
+        if (!owned(g, (const Node *)deps[i])) return NULL;
+    Node *x = (Node *)calloc(1, sizeof(Node));
+    x->kind = kind;
+    x->owner = g;
+    if (nd) {
+        x->deps = (Node **)malloc(nd * sizeof(Node *));
+        memcpy(x->deps, deps, nd * sizeof(Node *));
+        x->ndeps = nd;
+    }
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 16;
+        g->nodes = (Node **)realloc(g->nodes, g->cap * sizeof(Node *));
+    }
+    g->nodes[g->n++] = x;
+    return x;
+}
+
+/* A copy of g; map[i] is the copy of g->nodes[i]. Kernel records are shared (they never change). */
+static Graph *graph_copy(const Graph *g) {
+    Graph *c = graph_new();
+    c->cap = c->n = g->n;
+    c->nodes = (Node **)calloc(g->n ? g->n : 1, sizeof(Node *));
+    for (size_t i = 0; i < g->n; i++) {
+        Node *x = (Node *)malloc(sizeof(Node));
+        *x = *g->nodes[i];
+        x->owner = c;
+        x->orig = g->nodes[i];
+        x->child = g->nodes[i]->child ? graph_copy(g->nodes[i]->child) : NULL;
+        c->nodes[i] = x;
+    }
+    for (size_t i = 0; i < g->n; i++) {
+        Node *x = c->nodes[i];
+        if (!x->ndeps) continue;
+        x->deps = (Node **)malloc(x->ndeps * sizeof(Node *));
+        for (size_t d = 0; d < x->ndeps; d++)
+            for (size_t j = 0; j < g->n; j++)
+                if (g->nodes[i]->deps[d] == g->nodes[j]) x->deps[d] = c->nodes[j];
+    }
+    return c;
+}
+
+/* Reorder g's nodes topologically (Kahn; creation order among ready nodes). -1: a cycle. */
+static int graph_sort(Graph *g) {
+    size_t n = g->n, done = 0;
+    Node **out = (Node **)malloc((n ? n : 1) * sizeof(Node *));
+    char *placed = (char *)calloc(n ? n : 1, 1);
+    while (done < n) {
+        int progress = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (placed[i]) continue;
+            int ready = 1;
+            for (size_t d = 0; d < g->nodes[i]->ndeps && ready; d++) {
+                ready = 0;
+                for (size_t j = 0; j < n; j++)
+                    if (g->nodes[j] == g->nodes[i]->deps[d] && placed[j]) ready = 1;
+            }
+            if (ready) {
+                placed[i] = 1;
+                out[done++] = g->nodes[i];
+                progress = 1;
+            }
+        }
+        if (!progress) break;
+    }
+    int ok = done == n;
+    if (ok) memcpy(g->nodes, out, n * sizeof(Node *));
+    free(out);
+    free(placed);
+    return ok ? 0 : -1;
+}
+
+static cudaError_t run_graph(const Graph *g, cudaStream_t s) {
+    for (size_t i = 0; i < g->n; i++) {
+        const Node *x = g->nodes[i];
+        cudaError_t e = cudaSuccess;
+        switch (x->kind) {
+        case N_KERNEL:
+            e = RT("launch_recorded", "KK", x->record, P(s));
+            warpsim_finish_last();
+            break;
+        case N_MEMCPY:
+            e = x->copy1d ? cudaMemcpy(x->dst, x->src, x->count, x->ckind) : cudaMemcpy3D(&x->copy);
+            break;
+        case N_MEMSET:
+            e = RT("memset_elements", "KKKKKK", P(x->set.dst), (u64)x->set.pitch, (u64)x->set.value,
+                   (u64)x->set.elementSize, (u64)x->set.width, (u64)x->set.height);
+            break;
+        case N_HOST:
+            e = RT("sticky_check", "");
+            if (e == cudaSuccess) x->fn(x->user);
+            break;
+        case N_CHILD:
+            e = run_graph(x->child, s);
+            break;
+        case N_ALLOC:   /* the address was reserved when the node was made */
+            e = RT("graph_alloc_run", "K", P(x->dptr));
+            break;
+        case N_FREE:
+            e = RT("graph_free_run", "K", P(x->dptr));
+            break;
+        default:        /* empty */
+            break;
+        }
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------- building graphs ----------- */
+
+#define GRAPH(g) ((Graph *)(g))
+#define NODE(x) ((Node *)(x))
+#define OUT(p, x) do { if (!(x)) return cudaErrorInvalidValue; *(p) = (cudaGraphNode_t)(x); } while (0)
+
+cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned int flags) {
+    if (!g || flags) return cudaErrorInvalidValue;
+    *g = (cudaGraph_t)graph_new();
+    return cudaSuccess;
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t g) {
+    graph_free(GRAPH(g));
+    return cudaSuccess;
+}
+cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t g) {
+    if (!out || !g) return cudaErrorInvalidValue;
+    Graph *c = graph_copy(GRAPH(g));
+    for (size_t i = 0; i < c->n; i++) c->nodes[i]->orig = NULL;
+    *out = (cudaGraph_t)c;
+    return cudaSuccess;
+}
+
+static cudaError_t kernel_node(Node *x, const void *func, dim3 gr, dim3 bl, unsigned shm, void **args,
+                               void **extra) {
+    if (extra) return (cudaError_t)warpsim_unsupported("kernel nodes with arguments in the 'extra' format");
+    x->func = func;
+    x->grid = gr;
+    x->block = bl;
+    x->shm = shm;
+    return RT("record_kernel", "KKIIIIIIKK", P(&x->record), P(func), gr.x, gr.y, gr.z, bl.x, bl.y, bl.z,
+              P(args), (u64)shm);
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd,
+                                   const struct cudaKernelNodeParams *p) {
+    if (!p) return cudaErrorInvalidValue;
+    Node *x = add_node(GRAPH(g), N_KERNEL, deps, nd);
+    OUT(out, x);
+    return kernel_node(x, p->func, p->gridDim, p->blockDim, p->sharedMemBytes, p->kernelParams, p->extra);
+}
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd,
+                                   const struct cudaMemcpy3DParms *p) {
+    if (!p) return cudaErrorInvalidValue;
+    Node *x = add_node(GRAPH(g), N_MEMCPY, deps, nd);
+    OUT(out, x);
+    x->copy = *p;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd,
+                                     void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    Node *x = add_node(GRAPH(g), N_MEMCPY, deps, nd);
+    OUT(out, x);
+    x->copy1d = 1;
+    x->dst = dst;
+    x->src = src;
+    x->count = count;
+    x->ckind = kind;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd,
+                                   const struct cudaMemsetParams *p) {
+    if (!p) return cudaErrorInvalidValue;
+    Node *x = add_node(GRAPH(g), N_MEMSET, deps, nd);
+    OUT(out, x);
+    x->set = *p;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd,
+                                 const struct cudaHostNodeParams *p) {
+    if (!p || !p->fn) return cudaErrorInvalidValue;
+    Node *x = add_node(GRAPH(g), N_HOST, deps, nd);
+    OUT(out, x);
+    x->fn = p->fn;
+    x->user = p->userData;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd) {
+    Node *x = add_node(GRAPH(g), N_EMPTY, deps, nd);
+    OUT(out, x);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps,
+                                       size_t nd, cudaGraph_t child) {
+    if (!child) return cudaErrorInvalidValue;
+    Node *x = add_node(GRAPH(g), N_CHILD, deps, nd);
+    OUT(out, x);
+    x->child = graph_copy(GRAPH(child));
+    if (graph_sort(x->child)) return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+/* Graph memory (warpsim.frontend.cudart.graphs): the address is reserved with the node; the memory is in
+ * use from the node's run until a free node, cudaFree or cudaFreeAsync. */
+static cudaError_t alloc_node(Node *x, size_t bytes, void **dptr) {
+    if (!bytes) return cudaErrorInvalidValue;
+    cudaError_t e = RT("graph_alloc", "KK", P(&x->dptr), (u64)bytes);
+    *dptr = x->dptr;
+    return e;
+}
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps,
+                                     size_t nd, struct cudaMemAllocNodeParams *p) {
+    if (!p) return cudaErrorInvalidValue;
+    Node *x = add_node(GRAPH(g), N_ALLOC, deps, nd);
+    OUT(out, x);
+    return alloc_node(x, p->bytesize, &p->dptr);
+}
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps,
+                                    size_t nd, void *dptr) {
+    Node *x = add_node(GRAPH(g), N_FREE, deps, nd);
+    OUT(out, x);
+    x->dptr = dptr;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGraphMemTrim(int dev) {
+    return dev == 0 ? RT("graph_memory_trim", "") : cudaErrorInvalidDevice;
+}
+cudaError_t cudaDeviceGetGraphMemAttribute(int dev, enum cudaGraphMemAttributeType attr, void *value) {
+    if (dev != 0) return cudaErrorInvalidDevice;
+    return RT("graph_memory_attribute", "iKi", (int)attr, P(value), 0);
+}
+cudaError_t cudaDeviceSetGraphMemAttribute(int dev, enum cudaGraphMemAttributeType attr, void *value) {
+    if (dev != 0) return cudaErrorInvalidDevice;
+    return RT("graph_memory_attribute", "iKi", (int)attr, P(value), 1);
+}
+
+cudaError_t cudaGraphAddNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps,
+                             const cudaGraphEdgeData *edges, size_t nd, struct cudaGraphNodeParams *p) {
+    (void)edges;
+    if (!p) return cudaErrorInvalidValue;
+    switch (p->type) {
+    case cudaGraphNodeTypeKernel: {
+        Node *x = add_node(GRAPH(g), N_KERNEL, deps, nd);
+        OUT(out, x);
+        return kernel_node(x, p->kernel.func, p->kernel.gridDim, p->kernel.blockDim, p->kernel.sharedMemBytes,
+                           p->kernel.kernelParams, p->kernel.extra);
+    }
+    case cudaGraphNodeTypeMemcpy:
+        return cudaGraphAddMemcpyNode(out, g, deps, nd, &p->memcpy.copyParams);
+    case cudaGraphNodeTypeMemset: {
+        struct cudaMemsetParams m = {p->memset.dst, p->memset.pitch, p->memset.value, p->memset.elementSize,
+                                     p->memset.width, p->memset.height};
+        return cudaGraphAddMemsetNode(out, g, deps, nd, &m);
+    }
+    case cudaGraphNodeTypeHost: {
+        struct cudaHostNodeParams h = {p->host.fn, p->host.userData};
+        return cudaGraphAddHostNode(out, g, deps, nd, &h);
+    }
+    case cudaGraphNodeTypeEmpty:
+        return cudaGraphAddEmptyNode(out, g, deps, nd);
+    case cudaGraphNodeTypeGraph:
+        return cudaGraphAddChildGraphNode(out, g, deps, nd, p->graph.graph);
+    case cudaGraphNodeTypeMemAlloc: {
+        Node *x = add_node(GRAPH(g), N_ALLOC, deps, nd);
+        OUT(out, x);
+        return alloc_node(x, p->alloc.bytesize, &p->alloc.dptr);
+    }
+    case cudaGraphNodeTypeMemFree:
+        return cudaGraphAddMemFreeNode(out, g, deps, nd, p->free.dptr);
+    default:
+        return (cudaError_t)warpsim_unsupported("graph nodes of this type (conditional, event, external "
+                                                "semaphore)");
+    }
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                                     const cudaGraphEdgeData *edges, size_t n) {
+    (void)edges;
+    for (size_t i = 0; i < n; i++) {
+        Node *a = NODE(from[i]), *b = NODE(to[i]);
+        if (!owned(GRAPH(g), a) || !owned(GRAPH(g), b)) return cudaErrorInvalidValue;
+        b->deps = (Node **)realloc(b->deps, (b->ndeps + 1) * sizeof(Node *));
+        b->deps[b->ndeps++] = a;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n) {
+    if (!g || !n) return cudaErrorInvalidValue;
+    if (nodes)
+        for (size_t i = 0; i < *n && i < GRAPH(g)->n; i++) nodes[i] = (cudaGraphNode_t)GRAPH(g)->nodes[i];
+    else
+        *n = GRAPH(g)->n;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n) {
+    if (!g || !n) return cudaErrorInvalidValue;
+    size_t k = 0;
+    for (size_t i = 0; i < GRAPH(g)->n; i++) {
+        if (GRAPH(g)->nodes[i]->ndeps) continue;
+        if (nodes && k < *n) nodes[k] = (cudaGraphNode_t)GRAPH(g)->nodes[i];
+        k++;
+    }
+    if (!nodes) *n = k;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t x, enum cudaGraphNodeType *t) {
+    if (!x || !t) return cudaErrorInvalidValue;
+    *t = (enum cudaGraphNodeType)node_type(NODE(x));
+    return cudaSuccess;
+}
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t x, const struct cudaKernelNodeParams *p) {
+    if (!x || !p || NODE(x)->kind != N_KERNEL) return cudaErrorInvalidValue;
+    return kernel_node(NODE(x), p->func, p->gridDim, p->blockDim, p->sharedMemBytes, p->kernelParams, p->extra);
+}
+
+/* ---------------------------------------------------------------- executable graphs --------- */
+
+typedef struct { Graph *g; } Exec;
+
+static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t g) {
+    if (!out || !g) return cudaErrorInvalidValue;
+    Exec *x = (Exec *)calloc(1, sizeof(Exec));
+    x->g = graph_copy(GRAPH(g));
+    if (graph_sort(x->g)) {
+        graph_free(x->g);
+        free(x);
+        return cudaErrorInvalidValue;          /* a cycle */
+    }
+    *out = (cudaGraphExec_t)x;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *out, cudaGraph_t g, unsigned long long flags) {
+    (void)flags;
+    return instantiate(out, g);
+}
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *out, cudaGraph_t g, unsigned long long flags) {
+    (void)flags;
+    return instantiate(out, g);
+}
+cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *out, cudaGraph_t g, cudaGraphInstantiateParams *p) {
+    cudaError_t e = instantiate(out, g);
+    if (p) p->result_out = e == cudaSuccess ? cudaGraphInstantiateSuccess : cudaGraphInstantiateError;
+    return e;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x) {
+    if (x) {
+        graph_free(((Exec *)x)->g);
+        free(x);
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaGraphUpload(cudaGraphExec_t x, cudaStream_t s) {
+    (void)s;
+    return x ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s) {
+    if (!x) return cudaErrorInvalidValue;
+    if (warpsim_capturing(s)) return (cudaError_t)warpsim_unsupported("launching a graph into a stream capture");
+    cudaError_t e = RT("sticky_check", "");
+    return e != cudaSuccess ? e : run_graph(((Exec *)x)->g, s);
+}
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams *p) {
+    if (!x || !p) return cudaErrorInvalidValue;
+    Graph *g = ((Exec *)x)->g;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->nodes[i]->orig == NODE(node) && g->nodes[i]->kind == N_KERNEL)
+            return kernel_node(g->nodes[i], p->func, p->gridDim, p->blockDim, p->sharedMemBytes, p->kernelParams,
+                               p->extra);
+    return cudaErrorInvalidValue;
+}
+/* The executable graph takes the new graph's nodes and parameters (CUDA requires the same topology;
+ * running the new graph's nodes is what a successful update does). */
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g, cudaGraphExecUpdateResultInfo *info) {
+    if (!x || !g) return cudaErrorInvalidValue;
+    Graph *c = graph_copy(GRAPH(g));
+    if (graph_sort(c)) {
+        graph_free(c);
+        if (info) info->result = cudaGraphExecUpdateError;
+        return cudaErrorGraphExecUpdateFailure;
+    }
+    graph_free(((Exec *)x)->g);
+    ((Exec *)x)->g = c;
+    if (info) {
+        info->result = cudaGraphExecUpdateSuccess;
+        info->errorNode = info->errorFromNode = NULL;
+    }
+    return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------- stream capture ------------ */
+
+#define MAX_CAPTURE_STREAMS 64
+static struct {
+    cudaStream_t stream;
+    Graph *graph;
+    Node *last;                  /* the capture's latest node: the next one depends on it */
+    int origin;                  /* the stream that began the capture */
+    unsigned long long id;
+} g_cap[MAX_CAPTURE_STREAMS];
+static int g_ncap;
+static unsigned long long g_capture_ids;
+
+static int capture_slot(cudaStream_t s) {
+    for (int i = 0; i < g_ncap; i++)
+        if (g_cap[i].stream == s) return i;
+    return -1;
+}
+int warpsim_capturing(cudaStream_t s) { return s && capture_slot(s) >= 0; }
+
+/* The node captured work adds to stream s's capture, depending on the capture's latest node. */
+static Node *capture_node(cudaStream_t s, int kind) {
+    int i = capture_slot(s);
+    Graph *g = g_cap[i].graph;
+    Node *last = g_cap[i].last;               /* every stream of the capture shares one chain */
+    cudaGraphNode_t dep = (cudaGraphNode_t)last;
+    Node *x = add_node(g, kind, last ? &dep : NULL, last ? 1 : 0);
+    for (int j = 0; j < g_ncap; j++)
+        if (g_cap[j].graph == g) g_cap[j].last = x;
+    return x;
+}
+
+cudaError_t warpsim_capture_kernel(const void *func, dim3 gr, dim3 bl, void **args, size_t shm, cudaStream_t s) {
+    return kernel_node(capture_node(s, N_KERNEL), func, gr, bl, (unsigned)shm, args, NULL);
+}
+cudaError_t warpsim_capture_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s) {
+    Node *x = capture_node(s, N_MEMCPY);
+    x->copy1d = 1;
+    x->dst = dst;
+    x->src = src;
+    x->count = n;
+    x->ckind = kind;
+    return cudaSuccess;
+}
+cudaError_t warpsim_capture_memset(void *p, int v, size_t n, cudaStream_t s) {
+    Node *x = capture_node(s, N_MEMSET);
+    struct cudaMemsetParams m = {p, 0, (unsigned)(v & 0xFF), 1, n, 1};
+    x->set = m;
+    return cudaSuccess;
+}
+cudaError_t warpsim_capture_host(cudaHostFn_t fn, void *user, cudaStream_t s) {
+    Node *x = capture_node(s, N_HOST);
+    x->fn = fn;
+    x->user = user;
+    return cudaSuccess;
+}
+cudaError_t warpsim_capture_alloc(void **p, size_t n, cudaStream_t s) {
+    return alloc_node(capture_node(s, N_ALLOC), n, p);
+}
+cudaError_t warpsim_capture_free(void *p, cudaStream_t s) {
+    capture_node(s, N_FREE)->dptr = p;
+    return cudaSuccess;
+}
+
+/* An event recorded in a capturing stream marks the capture; a stream that waits on it joins. */
+static struct { cudaEvent_t event; Graph *graph; } g_cap_events[MAX_CAPTURE_STREAMS];
+static int g_ncap_events;
+
+void warpsim_capture_event(cudaEvent_t e, cudaStream_t s) {
+    int i = capture_slot(s);
+    if (i < 0 || g_ncap_events >= MAX_CAPTURE_STREAMS) return;
+    g_cap_events[g_ncap_events].event = e;
+    g_cap_events[g_ncap_events++].graph = g_cap[i].graph;
+}
+int warpsim_capture_join(cudaStream_t s, cudaEvent_t e) {
+    for (int k = 0; k < g_ncap_events; k++) {
+        if (g_cap_events[k].event != e) continue;
+        if (capture_slot(s) >= 0 || g_ncap >= MAX_CAPTURE_STREAMS) return 1;
+        for (int j = 0; j < g_ncap; j++)
+            if (g_cap[j].graph == g_cap_events[k].graph) {
+                g_cap[g_ncap] = g_cap[j];
+                g_cap[g_ncap].stream = s;
+                g_cap[g_ncap++].origin = 0;
+                return 1;
+            }
+    }
+    return 0;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode) {
+    (void)mode;
+    if (!s) return cudaErrorStreamCaptureUnsupported;       /* the legacy default stream cannot capture */
+    if (capture_slot(s) >= 0) return cudaErrorIllegalState;
+    if (g_ncap >= MAX_CAPTURE_STREAMS) return (cudaError_t)warpsim_unsupported("more than 64 capturing streams");
+    g_cap[g_ncap].stream = s;
+    g_cap[g_ncap].graph = graph_new();
+    g_cap[g_ncap].last = NULL;
+    g_cap[g_ncap].origin = 1;
+    g_cap[g_ncap++].id = ++g_capture_ids;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGraph_t g, const cudaGraphNode_t *deps,
+                                          const cudaGraphEdgeData *edges, size_t nd, enum cudaStreamCaptureMode m) {
+    (void)edges;
+    cudaError_t e = cudaStreamBeginCapture(s, m);
+    if (e != cudaSuccess) return e;
+    graph_free(g_cap[g_ncap - 1].graph);
+    g_cap[g_ncap - 1].graph = GRAPH(g);
+    g_cap[g_ncap - 1].last = NULL;
+    if (nd) {              /* later nodes depend on an empty node that joins the given dependencies */
+        Node *x = add_node(GRAPH(g), N_EMPTY, deps, nd);
+        if (!x) return cudaErrorInvalidValue;
+        g_cap[g_ncap - 1].last = x;
+    }
+    g_cap[g_ncap - 1].origin = 2;      /* the graph is the caller's: EndCapture returns it, not a new one */
+    return cudaSuccess;
+}
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *out) {
+    int i = capture_slot(s);
+    if (i < 0 || !g_cap[i].origin) return cudaErrorIllegalState;
+    Graph *g = g_cap[i].graph;
+    for (int j = g_ncap - 1; j >= 0; j--)            /* the capture ends for every stream that joined */
+        if (g_cap[j].graph == g) g_cap[j] = g_cap[--g_ncap];
+    for (int k = g_ncap_events - 1; k >= 0; k--)
+        if (g_cap_events[k].graph == g) g_cap_events[k] = g_cap_events[--g_ncap_events];
+    if (out) *out = (cudaGraph_t)g;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *st) {
+    if (!st) return cudaErrorInvalidValue;
+    *st = warpsim_capturing(s) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, enum cudaStreamCaptureStatus *st, unsigned long long *id,
+                                     cudaGraph_t *graph, const cudaGraphNode_t **deps,
+                                     const cudaGraphEdgeData **edges, size_t *nd) {
+    int i = s ? capture_slot(s) : -1;
+    if (st) *st = i >= 0 ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    if (id) *id = i >= 0 ? g_cap[i].id : 0;
+    if (graph) *graph = i >= 0 ? (cudaGraph_t)g_cap[i].graph : NULL;
+    if (deps) *deps = i >= 0 && g_cap[i].last ? (const cudaGraphNode_t *)&g_cap[i].last : NULL;
+    if (edges) *edges = NULL;
+    if (nd) *nd = i >= 0 && g_cap[i].last ? 1 : 0;
+    return cudaSuccess;
+}
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode) {
+    return mode ? cudaSuccess : cudaErrorInvalidValue;
+}
