@@ -83,9 +83,9 @@ def test_unsupported_call_names_the_function(build, cudart_env):
     exe = build("unsupported", "-cudart", "shared")
     r = run_app(cudart_env, "run-app", "--", str(exe))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "cudaGraphCreate -> 801 cudaErrorNotSupported" in r.stdout
+    assert "cudaIpcGetMemHandle -> 801 cudaErrorNotSupported" in r.stdout
     assert "last error -> cudaErrorNotSupported, then cudaSuccess" in r.stdout
-    assert "cudaGraphCreate is not supported by warpsim's CUDA runtime" in r.stderr
+    assert "cudaIpcGetMemHandle is not supported by warpsim's CUDA runtime" in r.stderr
 
 
 @needs_nvcc

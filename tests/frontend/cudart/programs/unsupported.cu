@@ -2,9 +2,11 @@
 #include <cstdio>
 
 int main() {
-    cudaGraph_t g;
-    cudaError_t e = cudaGraphCreate(&g, 0);
-    printf("cudaGraphCreate -> %d %s: %s\n", (int)e, cudaGetErrorName(e), cudaGetErrorString(e));
+    void *d = nullptr;
+    cudaMalloc(&d, 256);
+    cudaIpcMemHandle_t h;
+    cudaError_t e = cudaIpcGetMemHandle(&h, d);
+    printf("cudaIpcGetMemHandle -> %d %s: %s\n", (int)e, cudaGetErrorName(e), cudaGetErrorString(e));
     cudaError_t last = cudaGetLastError();
     printf("last error -> %s, then %s\n", cudaGetErrorName(last), cudaGetErrorName(cudaGetLastError()));
     return e == cudaErrorNotSupported ? 0 : 1;
