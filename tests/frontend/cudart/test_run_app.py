@@ -284,8 +284,9 @@ def test_cuda_graphs_by_hand_and_captured(build, cudart_env, tmp_path):
     """programs/graphs.cu checks every result on the host: a graph of memset, kernel, copy, host and
     empty nodes run three times; parameters changed in the executable graph; a capture over two
     streams joined by events with stream-ordered allocation; the generic cudaGraphAddNode; graph
-    memory relaunched after an outside cudaFree, a relaunch while in use refused, trimmed footprint.
-    Timing mode times the graphs' launches like any other."""
+    memory relaunched after an outside cudaFree, a relaunch while in use refused, trimmed footprint;
+    while and switch nodes whose conditions kernels set (cudaGraphSetConditional), the while handle
+    reset to its default at each launch. Timing mode times the graphs' launches like any other."""
     exe = build("graphs", "-cudart", "shared")
     out = tmp_path / "run.json"
     r = run_app(cudart_env, "run-app", "--json", str(out), "--", str(exe))
@@ -293,10 +294,12 @@ def test_cuda_graphs_by_hand_and_captured(build, cudart_env, tmp_path):
     assert "still in use: free it" in " ".join(r.stderr.split())
     doc = json.loads(out.read_text())
     names = [k["name"] for k in doc["kernels"]]
-    assert names == ["_Z3addPiii"] * 5 + ["_Z5scalePiii", "_Z3addPiii", "_Z5scalePiii", "_Z3addPiii",
-                                         "_Z5scalePiii", "_Z3addPiii", "_Z3addPiii"]
+    add, scale = "_Z3addPiii", "_Z5scalePiii"
+    countdown, pick = "_Z9countdownPiS_y", "_Z4pickPKiy"
+    assert names == ([add] * 5 + [scale, add, scale, add, scale, add, add]
+                     + [countdown] * 7 + [pick, add] + [countdown] * 2 + [pick, add])
     assert doc["app"]["unsupported_calls"] == {}
     r = run_app(cudart_env, "run-app", "--mode", "timing", "--json", str(out), "--", str(exe))
     assert r.returncode == 0 and "Test PASSED" in r.stdout, r.stdout + r.stderr
     doc = json.loads(out.read_text())
-    assert len(doc["kernels"]) == 12 and all(k["cycles"] > 0 for k in doc["kernels"])
+    assert len(doc["kernels"]) == 25 and all(k["cycles"] > 0 for k in doc["kernels"])

@@ -5,7 +5,8 @@
  * which is one of the orders the GPU may use. A kernel node's arguments are copied when it is made
  * (warpsim.frontend.cudart.graphs); an executable graph is a snapshot of its graph's nodes.
  * Stream capture records the work issued to a capturing stream, and to streams that join the
- * capture through an event, as a chain of nodes in issue order. Conditional nodes, event and
+ * capture through an event, as a chain of nodes in issue order. Conditional nodes (if, while, switch)
+ * read their handle's value, which kernels set with cudaGraphSetConditional. Event and
  * external-semaphore nodes and the 'extra' kernel-argument format are refused by name.
  */
 #include "cudart_shim.h"
@@ -14,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { N_KERNEL, N_MEMCPY, N_MEMSET, N_HOST, N_EMPTY, N_CHILD, N_ALLOC, N_FREE };
+enum { N_KERNEL, N_MEMCPY, N_MEMSET, N_HOST, N_EMPTY, N_CHILD, N_ALLOC, N_FREE, N_COND };
 
 typedef struct Graph Graph;
 typedef struct Node {
@@ -38,11 +39,17 @@ typedef struct Node {
     void *user;
     Graph *child;
     void *dptr;                        /* alloc / free */
+    u64 cond;                          /* conditional: handle, type, bodies */
+    int ctype;
+    unsigned nbodies;
+    Graph **bodies;
 } Node;
 
 struct Graph {
     Node **nodes;
     size_t n, cap;
+    u64 *resets;                       /* conditional handles reset to their default at each launch */
+    size_t nresets;
 };
 
 static int node_type(const Node *x) {
@@ -54,6 +61,7 @@ static int node_type(const Node *x) {
     case N_CHILD: return cudaGraphNodeTypeGraph;
     case N_ALLOC: return cudaGraphNodeTypeMemAlloc;
     case N_FREE: return cudaGraphNodeTypeMemFree;
+    case N_COND: return cudaGraphNodeTypeConditional;
     default: return cudaGraphNodeTypeEmpty;
     }
 }
@@ -63,11 +71,14 @@ static Graph *graph_new(void) { return (Graph *)calloc(1, sizeof(Graph)); }
 static void graph_free(Graph *g) {
     if (!g) return;
     for (size_t i = 0; i < g->n; i++) {
+        for (unsigned b = 0; b < g->nodes[i]->nbodies; b++) graph_free(g->nodes[i]->bodies[b]);
+        free(g->nodes[i]->bodies);
         graph_free(g->nodes[i]->child);
         free(g->nodes[i]->deps);
         free(g->nodes[i]);
     }
     free(g->nodes);
+    free(g->resets);
     free(g);
 }
 
@@ -109,7 +120,16 @@ static Graph *graph_copy(const Graph *g) {
         x->owner = c;
         x->orig = g->nodes[i];
         x->child = g->nodes[i]->child ? graph_copy(g->nodes[i]->child) : NULL;
+        if (x->nbodies) {
+            x->bodies = (Graph **)calloc(x->nbodies, sizeof(Graph *));
+            for (unsigned b = 0; b < x->nbodies; b++) x->bodies[b] = graph_copy(g->nodes[i]->bodies[b]);
+        }
         c->nodes[i] = x;
+    }
+    if (g->nresets) {
+        c->resets = (u64 *)malloc(g->nresets * sizeof(u64));
+        memcpy(c->resets, g->resets, g->nresets * sizeof(u64));
+        c->nresets = g->nresets;
     }
     for (size_t i = 0; i < g->n; i++) {
         Node *x = c->nodes[i];
@@ -149,7 +169,15 @@ static int graph_sort(Graph *g) {
     if (ok) memcpy(g->nodes, out, n * sizeof(Node *));
     free(out);
     free(placed);
+    for (size_t i = 0; ok && i < n; i++)             /* and the graphs inside, to any depth */
+        for (unsigned b = 0; b < g->nodes[i]->nbodies && ok; b++) ok = graph_sort(g->nodes[i]->bodies[b]) == 0;
     return ok ? 0 : -1;
+}
+
+static unsigned condition(u64 handle, cudaError_t *e) {
+    unsigned v = 0;
+    *e = RT("condition_value", "KKi", handle, P(&v), 0);
+    return v;
 }
 
 static cudaError_t run_graph(const Graph *g, cudaStream_t s) {
@@ -175,6 +203,22 @@ static cudaError_t run_graph(const Graph *g, cudaStream_t s) {
         case N_CHILD:
             e = run_graph(x->child, s);
             break;
+        case N_COND: {                  /* the value is read when the node runs (while: before each pass) */
+            unsigned v = condition(x->cond, &e);
+            if (e != cudaSuccess) break;
+            if (x->ctype == cudaGraphCondTypeWhile) {
+                while (v && e == cudaSuccess) {
+                    e = run_graph(x->bodies[0], s);
+                    if (e == cudaSuccess) v = condition(x->cond, &e);
+                }
+            } else if (x->ctype == cudaGraphCondTypeIf) {
+                if (v) e = run_graph(x->bodies[0], s);
+                else if (x->nbodies == 2) e = run_graph(x->bodies[1], s);
+            } else if (v < x->nbodies) {
+                e = run_graph(x->bodies[v], s);
+            }
+            break;
+        }
         case N_ALLOC:   /* the address was reserved when the node was made */
             e = RT("graph_alloc_run", "K", P(x->dptr));
             break;
@@ -347,10 +391,37 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGrap
     }
     case cudaGraphNodeTypeMemFree:
         return cudaGraphAddMemFreeNode(out, g, deps, nd, p->free.dptr);
-    default:
-        return (cudaError_t)warpsim_unsupported("graph nodes of this type (conditional, event, external "
-                                                "semaphore)");
+    case cudaGraphNodeTypeConditional: {
+        struct cudaConditionalNodeParams *c = &p->conditional;
+        int t = c->type;
+        if (!c->size || (t == cudaGraphCondTypeWhile && c->size != 1) || (t == cudaGraphCondTypeIf && c->size > 2)
+            || t < cudaGraphCondTypeIf || t > cudaGraphCondTypeSwitch)
+            return cudaErrorInvalidValue;
+        Node *x = add_node(GRAPH(g), N_COND, deps, nd);
+        OUT(out, x);
+        x->cond = c->handle;
+        x->ctype = t;
+        x->nbodies = c->size;
+        x->bodies = (Graph **)calloc(c->size, sizeof(Graph *));
+        for (unsigned b = 0; b < c->size; b++) x->bodies[b] = graph_new();
+        c->phGraph_out = (cudaGraph_t *)x->bodies;      /* the node owns its bodies, as CUDA's does */
+        return cudaSuccess;
     }
+    default:
+        return (cudaError_t)warpsim_unsupported("graph nodes of this type (event, external semaphore)");
+    }
+}
+
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *out, cudaGraph_t g, unsigned def,
+                                             unsigned flags) {
+    if (!out || !g) return cudaErrorInvalidValue;
+    cudaError_t e = RT("condition_create", "KKK", P(out), (u64)def, (u64)flags);
+    if (e == cudaSuccess && (flags & cudaGraphCondAssignDefault)) {
+        Graph *x = GRAPH(g);
+        x->resets = (u64 *)realloc(x->resets, (x->nresets + 1) * sizeof(u64));
+        x->resets[x->nresets++] = *out;
+    }
+    return e;
 }
 
 cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
@@ -438,7 +509,10 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s) {
     if (!x) return cudaErrorInvalidValue;
     if (warpsim_capturing(s)) return (cudaError_t)warpsim_unsupported("launching a graph into a stream capture");
     cudaError_t e = RT("sticky_check", "");
-    return e != cudaSuccess ? e : run_graph(((Exec *)x)->g, s);
+    Graph *g = ((Exec *)x)->g;
+    for (size_t i = 0; i < g->nresets && e == cudaSuccess; i++)
+        e = RT("condition_value", "KKi", g->resets[i], 0ULL, 1);
+    return e != cudaSuccess ? e : run_graph(g, s);
 }
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node,
                                              const struct cudaKernelNodeParams *p) {
@@ -471,33 +545,41 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g, cudaGraphExecU
 
 /* ---------------------------------------------------------------- stream capture ------------ */
 
-#define MAX_CAPTURE_STREAMS 64
-static struct {
-    cudaStream_t stream;
+/* One capture: its graph and the nodes the next captured node depends on. Streams that join it share it. */
+typedef struct {
     Graph *graph;
-    Node *last;                  /* the capture's latest node: the next one depends on it */
-    int origin;                  /* the stream that began the capture */
+    Node **deps;
+    size_t ndeps;
     unsigned long long id;
-} g_cap[MAX_CAPTURE_STREAMS];
+    int own_graph;               /* EndCapture returns a new graph (not one given to BeginCaptureToGraph) */
+} Capture;
+
+#define MAX_CAPTURE_STREAMS 64
+static struct { cudaStream_t stream; Capture *cap; int origin; } g_cap[MAX_CAPTURE_STREAMS];
 static int g_ncap;
+static struct { cudaEvent_t event; Capture *cap; } g_cap_events[MAX_CAPTURE_STREAMS];
+static int g_ncap_events;
 static unsigned long long g_capture_ids;
 
-static int capture_slot(cudaStream_t s) {
-    for (int i = 0; i < g_ncap; i++)
-        if (g_cap[i].stream == s) return i;
-    return -1;
+static Capture *capture_of(cudaStream_t s) {
+    for (int i = 0; s && i < g_ncap; i++)
+        if (g_cap[i].stream == s) return g_cap[i].cap;
+    return NULL;
 }
-int warpsim_capturing(cudaStream_t s) { return s && capture_slot(s) >= 0; }
+int warpsim_capturing(cudaStream_t s) { return capture_of(s) != NULL; }
 
-/* The node captured work adds to stream s's capture, depending on the capture's latest node. */
+static void set_deps(Capture *c, Node *const *deps, size_t n, int add) {
+    size_t base = add ? c->ndeps : 0;
+    c->deps = (Node **)realloc(c->deps, (base + n + 1) * sizeof(Node *));
+    memcpy(c->deps + base, deps, n * sizeof(Node *));
+    c->ndeps = base + n;
+}
+
+/* The node captured work adds to stream s's capture, after the capture's current dependencies. */
 static Node *capture_node(cudaStream_t s, int kind) {
-    int i = capture_slot(s);
-    Graph *g = g_cap[i].graph;
-    Node *last = g_cap[i].last;               /* every stream of the capture shares one chain */
-    cudaGraphNode_t dep = (cudaGraphNode_t)last;
-    Node *x = add_node(g, kind, last ? &dep : NULL, last ? 1 : 0);
-    for (int j = 0; j < g_ncap; j++)
-        if (g_cap[j].graph == g) g_cap[j].last = x;
+    Capture *c = capture_of(s);
+    Node *x = add_node(c->graph, kind, (const cudaGraphNode_t *)c->deps, c->ndeps);
+    set_deps(c, &x, 1, 0);
     return x;
 }
 
@@ -534,67 +616,65 @@ cudaError_t warpsim_capture_free(void *p, cudaStream_t s) {
 }
 
 /* An event recorded in a capturing stream marks the capture; a stream that waits on it joins. */
-static struct { cudaEvent_t event; Graph *graph; } g_cap_events[MAX_CAPTURE_STREAMS];
-static int g_ncap_events;
-
 void warpsim_capture_event(cudaEvent_t e, cudaStream_t s) {
-    int i = capture_slot(s);
-    if (i < 0 || g_ncap_events >= MAX_CAPTURE_STREAMS) return;
+    Capture *c = capture_of(s);
+    if (!c || g_ncap_events >= MAX_CAPTURE_STREAMS) return;
     g_cap_events[g_ncap_events].event = e;
-    g_cap_events[g_ncap_events++].graph = g_cap[i].graph;
+    g_cap_events[g_ncap_events++].cap = c;
 }
 int warpsim_capture_join(cudaStream_t s, cudaEvent_t e) {
     for (int k = 0; k < g_ncap_events; k++) {
         if (g_cap_events[k].event != e) continue;
-        if (capture_slot(s) >= 0 || g_ncap >= MAX_CAPTURE_STREAMS) return 1;
-        for (int j = 0; j < g_ncap; j++)
-            if (g_cap[j].graph == g_cap_events[k].graph) {
-                g_cap[g_ncap] = g_cap[j];
-                g_cap[g_ncap].stream = s;
-                g_cap[g_ncap++].origin = 0;
-                return 1;
-            }
+        if (capture_of(s) || g_ncap >= MAX_CAPTURE_STREAMS) return 1;
+        g_cap[g_ncap].stream = s;
+        g_cap[g_ncap].cap = g_cap_events[k].cap;
+        g_cap[g_ncap++].origin = 0;
+        return 1;
     }
     return 0;
 }
 
+static cudaError_t begin(cudaStream_t s, Graph *g, int own) {
+    if (!s) return cudaErrorStreamCaptureUnsupported;       /* the legacy default stream cannot capture */
+    if (capture_of(s)) return cudaErrorIllegalState;
+    if (g_ncap >= MAX_CAPTURE_STREAMS) return (cudaError_t)warpsim_unsupported("more than 64 capturing streams");
+    Capture *c = (Capture *)calloc(1, sizeof(Capture));
+    c->graph = g;
+    c->own_graph = own;
+    c->id = ++g_capture_ids;
+    g_cap[g_ncap].stream = s;
+    g_cap[g_ncap].cap = c;
+    g_cap[g_ncap++].origin = 1;
+    return cudaSuccess;
+}
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode) {
     (void)mode;
-    if (!s) return cudaErrorStreamCaptureUnsupported;       /* the legacy default stream cannot capture */
-    if (capture_slot(s) >= 0) return cudaErrorIllegalState;
-    if (g_ncap >= MAX_CAPTURE_STREAMS) return (cudaError_t)warpsim_unsupported("more than 64 capturing streams");
-    g_cap[g_ncap].stream = s;
-    g_cap[g_ncap].graph = graph_new();
-    g_cap[g_ncap].last = NULL;
-    g_cap[g_ncap].origin = 1;
-    g_cap[g_ncap++].id = ++g_capture_ids;
-    return cudaSuccess;
+    return begin(s, graph_new(), 1);
 }
 cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGraph_t g, const cudaGraphNode_t *deps,
                                           const cudaGraphEdgeData *edges, size_t nd, enum cudaStreamCaptureMode m) {
     (void)edges;
-    cudaError_t e = cudaStreamBeginCapture(s, m);
-    if (e != cudaSuccess) return e;
-    graph_free(g_cap[g_ncap - 1].graph);
-    g_cap[g_ncap - 1].graph = GRAPH(g);
-    g_cap[g_ncap - 1].last = NULL;
-    if (nd) {              /* later nodes depend on an empty node that joins the given dependencies */
-        Node *x = add_node(GRAPH(g), N_EMPTY, deps, nd);
-        if (!x) return cudaErrorInvalidValue;
-        g_cap[g_ncap - 1].last = x;
-    }
-    g_cap[g_ncap - 1].origin = 2;      /* the graph is the caller's: EndCapture returns it, not a new one */
-    return cudaSuccess;
+    (void)m;
+    if (!g) return cudaErrorInvalidValue;
+    for (size_t i = 0; i < nd; i++)
+        if (!owned(GRAPH(g), NODE(deps[i]))) return cudaErrorInvalidValue;
+    cudaError_t e = begin(s, GRAPH(g), 0);
+    if (e == cudaSuccess && nd) set_deps(capture_of(s), (Node *const *)deps, nd, 0);
+    return e;
 }
 cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *out) {
-    int i = capture_slot(s);
-    if (i < 0 || !g_cap[i].origin) return cudaErrorIllegalState;
-    Graph *g = g_cap[i].graph;
+    Capture *c = capture_of(s);
+    int origin = 0;
+    for (int i = 0; i < g_ncap; i++)
+        if (g_cap[i].stream == s) origin = g_cap[i].origin;
+    if (!c || !origin) return cudaErrorIllegalState;
     for (int j = g_ncap - 1; j >= 0; j--)            /* the capture ends for every stream that joined */
-        if (g_cap[j].graph == g) g_cap[j] = g_cap[--g_ncap];
+        if (g_cap[j].cap == c) g_cap[j] = g_cap[--g_ncap];
     for (int k = g_ncap_events - 1; k >= 0; k--)
-        if (g_cap_events[k].graph == g) g_cap_events[k] = g_cap_events[--g_ncap_events];
-    if (out) *out = (cudaGraph_t)g;
+        if (g_cap_events[k].cap == c) g_cap_events[k] = g_cap_events[--g_ncap_events];
+    if (out) *out = (cudaGraph_t)c->graph;
+    free(c->deps);
+    free(c);
     return cudaSuccess;
 }
 cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *st) {
@@ -605,13 +685,25 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *
 cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, enum cudaStreamCaptureStatus *st, unsigned long long *id,
                                      cudaGraph_t *graph, const cudaGraphNode_t **deps,
                                      const cudaGraphEdgeData **edges, size_t *nd) {
-    int i = s ? capture_slot(s) : -1;
-    if (st) *st = i >= 0 ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
-    if (id) *id = i >= 0 ? g_cap[i].id : 0;
-    if (graph) *graph = i >= 0 ? (cudaGraph_t)g_cap[i].graph : NULL;
-    if (deps) *deps = i >= 0 && g_cap[i].last ? (const cudaGraphNode_t *)&g_cap[i].last : NULL;
+    Capture *c = capture_of(s);
+    if (st) *st = c ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    if (id) *id = c ? c->id : 0;
+    if (graph) *graph = c ? (cudaGraph_t)c->graph : NULL;
+    if (deps) *deps = c ? (const cudaGraphNode_t *)c->deps : NULL;
     if (edges) *edges = NULL;
-    if (nd) *nd = i >= 0 && g_cap[i].last ? 1 : 0;
+    if (nd) *nd = c ? c->ndeps : 0;
+    return cudaSuccess;
+}
+/* The nodes the next captured node depends on: these (cudaStreamSetCaptureDependencies) or these too. */
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t s, cudaGraphNode_t *deps, const cudaGraphEdgeData *edges,
+                                                size_t n, unsigned int flags) {
+    (void)edges;
+    Capture *c = capture_of(s);
+    if (!c) return cudaErrorIllegalState;
+    if ((n && !deps) || flags > cudaStreamSetCaptureDependencies) return cudaErrorInvalidValue;
+    for (size_t i = 0; i < n; i++)
+        if (!owned(c->graph, NODE(deps[i]))) return cudaErrorInvalidValue;
+    set_deps(c, (Node *const *)deps, n, flags != cudaStreamSetCaptureDependencies);
     return cudaSuccess;
 }
 cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode) {

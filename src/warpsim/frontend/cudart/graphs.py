@@ -29,9 +29,10 @@ class GraphCalls:
     def record_kernel(self, out: int, func: int, gx: int, gy: int, gz: int, bx: int, by: int, bz: int,
                       args: int, shared: int) -> int:
         """A kernel node's launch, arguments copied now; writes its id (1, 2, ...)."""
-        if not args:
-            raise CudaError(E.cudaErrorInvalidValue, "a kernel node needs kernelParams (the 'extra' "
-                            "argument format is not supported by warpsim)")
+        mod, name = self._kernel(func)
+        if not args and mod.kernel(name).prog.kparams:
+            raise CudaError(E.cudaErrorInvalidValue, f"a kernel node of {name} needs kernelParams (the "
+                            "'extra' argument format is not supported by warpsim)")
         self.recorded.append((func, (gx, gy, gz), (bx, by, bz), self._read_args(func, args), shared))
         _write_u64(out, len(self.recorded))
         return 0
@@ -119,4 +120,29 @@ class GraphCalls:
             self.graph_memory_high[attr // 2] = values[attr - 1]
             return 0
         _write_u64(out, values[attr])
+        return 0
+
+    # ------------------------------------------------------------------ conditional nodes
+    @api()
+    def condition_create(self, out: int, default: int, flags: int) -> int:
+        """cudaGraphConditionalHandleCreate: a handle whose value kernels set (cudaGraphSetConditional)
+        and conditional nodes read; it starts at `default`."""
+        table = self.device.graph_conditions
+        handle = 0xC0DE_0000 + len(table) + 1
+        table[handle] = default & 0xFFFF_FFFF
+        self.condition_defaults[handle] = default & 0xFFFF_FFFF
+        _write_u64(out, handle)
+        return 0
+
+    @api()
+    def condition_value(self, handle: int, out: int, reset: int) -> int:
+        """The handle's value now (written as 32 bits), or with `reset` its default put back (a graph
+        launch, for handles made with cudaGraphCondAssignDefault)."""
+        table = self.device.graph_conditions
+        if handle not in table:
+            raise CudaError(E.cudaErrorInvalidValue, f"0x{handle:x} is not a conditional handle")
+        if reset:
+            table[handle] = self.condition_defaults[handle]
+            return 0
+        ctypes.c_uint32.from_address(out).value = table[handle]
         return 0

@@ -86,6 +86,7 @@ class Runtime(ArrayCalls, GraphCalls):
     recorded: list[tuple] = field(default_factory=list)   # graph kernel nodes' launches (graphs.py)
     graph_memory: dict[int, list] = field(default_factory=dict)   # graph allocations: [bytes, in use]
     graph_memory_high: list[int] = field(default_factory=lambda: [0, 0])    # used, reserved high marks
+    condition_defaults: dict[int, int] = field(default_factory=dict)      # conditional handles' defaults
     pool_settings: dict[int, int] = field(default_factory=lambda: {**dict.fromkeys(POOL_REUSE, 1),
                                                                    POOL_RELEASE_THRESHOLD: 0})
     pool_high: int = 0                # most device memory in use at once (the pool's high-water marks)

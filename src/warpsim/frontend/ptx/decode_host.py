@@ -1,4 +1,5 @@
-"""CUDA runtime calls a kernel makes into the driver: vprintf (device printf), __assertfail, malloc, free.
+"""CUDA runtime calls a kernel makes into the driver: vprintf (device printf), __assertfail, malloc, free,
+cudaGraphSetConditional (a CUDA graph's condition value, read by the runtime's conditional nodes).
 
 The linker turns `call` of these body-less externals into one flat instruction whose operands are the
 call's `.param` slots (return slot first, or sink). vprintf formats each active thread's line in lane
@@ -19,7 +20,7 @@ from warpsim.frontend.ptx.operands import DecodeError
 from warpsim.frontend.ptx.program import FlatInst
 from warpsim.ir.kinds import InstKind, LatClass, Unit
 
-HOST_CALLS = ("vprintf", "__assertfail", "malloc", "free")
+HOST_CALLS = ("vprintf", "__assertfail", "malloc", "free", "cudaGraphSetConditional")
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(hh|h|ll|l|j|z|t|L)?([diouxXeEfFgGaAcspn%])")
 _MAX_STR = 1 << 16
 
@@ -214,4 +215,26 @@ def b_free(fi: FlatInst, c):
     return Op(lambda b, m: None, kind=InstKind.NOP, unit=Unit.BRA, lat=LatClass.BRA)
 
 
-DISPATCH = {"vprintf": b_vprintf, "__assertfail": b_assertfail, "malloc": b_malloc, "free": b_free}
+def b_set_conditional(fi: FlatInst, c):
+    """cudaGraphSetConditional(handle, value): the device's condition table, lanes in order (CUDA calls
+    racing settings undefined; here the last lane's value stays)."""
+    from warpsim.frontend.ptx.decode import Op
+    slots = [_param_slot(r) for r in fi.ops[1:]]
+    if len(slots) != 2:
+        raise DecodeError("cudaGraphSetConditional needs a handle and a value")
+
+    def fn(b, m):
+        table = b.device.graph_conditions
+        if table is None:           # a timing replay: the functional run's values were already read
+            return
+        for lane in np.flatnonzero(b.valid if m is None else m):
+            handle = int.from_bytes(_read_local(b, int(lane), slots[0], 8), "little")
+            if handle not in table:
+                raise MemoryFault(f"cudaGraphSetConditional: 0x{handle:x} is not a conditional handle "
+                                  "made by cudaGraphConditionalHandleCreate")
+            table[handle] = int.from_bytes(_read_local(b, int(lane), slots[1], 4), "little")
+    return Op(fn, kind=InstKind.NOP, unit=Unit.BRA, lat=LatClass.BRA)
+
+
+DISPATCH = {"vprintf": b_vprintf, "__assertfail": b_assertfail, "malloc": b_malloc, "free": b_free,
+            "cudaGraphSetConditional": b_set_conditional}

@@ -58,6 +58,8 @@ class Device:
         self.printf_sink = "stdout"              # 'stdout', None (keep only in printf_log) or a file object
         self._replay = None
         self.launch_listener = None              # called (source, device) before a timing launch runs
+        # CUDA graph condition handles -> values (None on a timing replica: not read there)
+        self.graph_conditions: dict[int, int] | None = {}
 
     def replay(self):
         """The replica timing-mode launches are re-emulated on (created on first use)."""

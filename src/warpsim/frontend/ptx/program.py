@@ -37,7 +37,7 @@ SPECIAL = {f"%{n}.{c}" for n in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz
                       "cluster_nctarank", "is_explicit_cluster")} | {f"%envreg{i}" for i in range(32)} | {
     f"%{n}.{c}" for n in ("clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid") for c in "xyz"}
 CONSTANT_SYMBOLS = {"WARP_SZ": 32}     # ptxas constants CUDA's warpSize compiles to
-RUNTIME_CALLS = ("vprintf", "__assertfail", "malloc", "free")     # executed by decode_host
+RUNTIME_CALLS = ("vprintf", "__assertfail", "malloc", "free", "cudaGraphSetConditional")  # decode_host
 # the device runtime's launch entry points (CUDA dynamic parallelism, CDP1 and CDP2 names)
 DEVICE_LAUNCH_PREFIXES = ("cudaLaunchDevice", "cudaGetParameterBuffer", "__cudaCDP")
 MAX_FLAT_INSTRUCTIONS = 1 << 20     # a kernel with every call (and every indirect call's candidates) inlined

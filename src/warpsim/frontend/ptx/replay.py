@@ -98,6 +98,7 @@ class Replay:
 
         dev = Device(capacity=16)
         dev.heap, dev.top, dev.printf_sink = heap, int(top), None
+        dev.graph_conditions = None
         replay = cls(dev)
         replay.dev = dev
         return replay
@@ -109,6 +110,7 @@ class Replay:
             from warpsim.frontend.ptx.memory import Device
             self.dev = Device(capacity=max(self.live.top, 1 << 12))
             self.dev.printf_sink = None       # the functional run already printed
+            self.dev.graph_conditions = None  # ... and its graph conditions were read when it ran
             self.base = self.live.heap[:self.live.top].copy()
             self.dev.heap[:self.base.size] = self.base
             self.dev.top = self.base.size

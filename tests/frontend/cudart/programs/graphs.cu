@@ -14,6 +14,18 @@ __global__ void scale(int *x, int n, int k) {
   if (i < n) x[i] *= k;
 }
 
+// one step of a countdown: the while node runs it again as long as it sets its handle to non-zero
+__global__ void countdown(int *c, int *steps, cudaGraphConditionalHandle h) {
+  if (threadIdx.x == 0) {
+    *c -= 1;
+    *steps += 1;
+    cudaGraphSetConditional(h, *c > 0);
+  }
+}
+__global__ void pick(const int *c, cudaGraphConditionalHandle h) {
+  if (threadIdx.x == 0) cudaGraphSetConditional(h, *c % 3);
+}
+
 static int g_host_calls = 0;
 static void CUDART_CB on_host(void *p) { g_host_calls += *(int *)p; }
 
@@ -150,6 +162,57 @@ int main() {
   CHECK(cudaDeviceGraphMemTrim(0));
   CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
   if (used != 0) { printf("graph memory after trim: %zu\n", used); ++bad; }
+
+  // --- conditional nodes: a while loop counting down, then a switch on the result ------------------
+  cudaGraph_t g4;
+  CHECK(cudaGraphCreate(&g4, 0));
+  cudaGraphConditionalHandle wh, sh;
+  CHECK(cudaGraphConditionalHandleCreate(&wh, g4, 1, cudaGraphCondAssignDefault));
+  CHECK(cudaGraphConditionalHandleCreate(&sh, g4, 0, 0));
+  cudaGraphNodeParams cp = {};
+  cp.type = cudaGraphNodeTypeConditional;
+  cp.conditional.handle = wh; cp.conditional.type = cudaGraphCondTypeWhile; cp.conditional.size = 1;
+  cudaGraphNode_t wn, pn, swn, body;
+  CHECK(cudaGraphAddNode(&wn, g4, NULL, NULL, 0, &cp));
+  int *ctr = d, *steps = d + 1;
+  void *cargs[] = {&ctr, &steps, &wh};
+  cudaGraphNodeParams kp2 = {};
+  kp2.type = cudaGraphNodeTypeKernel;
+  kp2.kernel.func = (void *)countdown; kp2.kernel.gridDim = dim3(1); kp2.kernel.blockDim = dim3(32);
+  kp2.kernel.kernelParams = cargs;
+  CHECK(cudaGraphAddNode(&body, cp.conditional.phGraph_out[0], NULL, NULL, 0, &kp2));
+  void *pargs[] = {&steps, &sh};
+  kp2.kernel.func = (void *)pick; kp2.kernel.kernelParams = pargs;
+  CHECK(cudaGraphAddNode(&pn, g4, &wn, NULL, 1, &kp2));
+  cudaGraphNodeParams sp = {};
+  sp.type = cudaGraphNodeTypeConditional;
+  sp.conditional.handle = sh; sp.conditional.type = cudaGraphCondTypeSwitch; sp.conditional.size = 3;
+  CHECK(cudaGraphAddNode(&swn, g4, &pn, NULL, 1, &sp));
+  int adds[3] = {100, 200, 300};
+  for (int b = 0; b < 3; ++b) {                 // branch b adds adds[b] to d[2]
+    int *slot = d + 2;
+    int one = 1;
+    void *bargs[] = {&slot, &one, &adds[b]};
+    kp2.kernel.func = (void *)add; kp2.kernel.kernelParams = bargs;
+    cudaGraphNode_t bn;
+    CHECK(cudaGraphAddNode(&bn, sp.conditional.phGraph_out[b], NULL, NULL, 0, &kp2));
+  }
+  cudaGraphExec_t ex4;
+  CHECK(cudaGraphInstantiate(&ex4, g4, 0));
+  int init[3] = {7, 0, 0};
+  CHECK(cudaMemcpy(d, init, sizeof init, cudaMemcpyHostToDevice));
+  CHECK(cudaGraphLaunch(ex4, 0));                 // 7 steps: 7 % 3 = 1, branch 1 adds 200
+  CHECK(cudaMemcpy(init, d, sizeof init, cudaMemcpyDeviceToHost));
+  if (init[0] != 0 || init[1] != 7 || init[2] != 200) {
+    printf("while/switch: %d %d %d\n", init[0], init[1], init[2]); ++bad;
+  }
+  init[0] = 2;                                  // the while handle is 1 again at launch: 2 more steps
+  CHECK(cudaMemcpy(d, init, sizeof init, cudaMemcpyHostToDevice));
+  CHECK(cudaGraphLaunch(ex4, 0));                 // steps 9: 9 % 3 = 0, branch 0 adds 100
+  CHECK(cudaMemcpy(init, d, sizeof init, cudaMemcpyDeviceToHost));
+  if (init[0] != 0 || init[1] != 9 || init[2] != 300) {
+    printf("while/switch again: %d %d %d\n", init[0], init[1], init[2]); ++bad;
+  }
 
   printf("%d mismatches\n", bad);
   printf(bad == 0 ? "Test PASSED\n" : "Test FAILED\n");
