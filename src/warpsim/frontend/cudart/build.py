@@ -22,7 +22,7 @@ from warpsim.frontend.cuda import find_nvcc
 
 SHIM_SOURCES = tuple(Path(__file__).with_name(n)
                      for n in ("cudart_shim.c", "cudart_arrays.c", "cudart_streams.c", "cudart_graphs.c",
-                               "cudart_shim.h", "cudart_graphs.h"))
+                               "cudart_capture.c", "cudart_shim.h", "cudart_graphs.h"))
 
 # Success without doing anything: hints and profiling ranges that have no effect on a simulator
 # whose managed memory is always coherent and whose streams run in order.

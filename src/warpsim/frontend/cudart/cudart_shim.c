@@ -320,14 +320,13 @@ cudaError_t cudaHostGetFlags(unsigned int *flags, void *h) {
     if (e == cudaSuccess && flags) *flags = cudaHostAllocMapped | cudaHostAllocPortable;
     return e;
 }
-/* Registering memory the program allocated itself pins nothing here; mapping it for kernels would
- * need it inside the device region, so a request to map it is refused (loudly). */
+/* Registering memory the program allocated itself pins nothing here (copies to and from it work as
+ * they do from any host memory). Kernels cannot address it, since it lies outside warpsim's device
+ * region: cudaHostGetDevicePointer refuses it, and a kernel given its address faults loudly
+ * (cudaErrorIllegalAddress), so a program that maps it for kernels cannot get a wrong result. */
 cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags) {
-    (void)p; (void)n;
-    if (flags & cudaHostRegisterMapped)
-        return (cudaError_t)warpsim_unsupported("cudaHostRegister(cudaHostRegisterMapped): kernels cannot "
-                                                "address memory outside warpsim's device region");
-    return cudaSuccess;
+    (void)flags;
+    return p && n ? cudaSuccess : cudaErrorInvalidValue;
 }
 cudaError_t cudaHostUnregister(void *p) { (void)p; return cudaSuccess; }
 

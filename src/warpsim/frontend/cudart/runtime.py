@@ -401,7 +401,9 @@ class Runtime(ArrayCalls, GraphCalls):
     def host_device_pointer(self, out: int, ptr: int) -> int:
         if self._host_alloc(ptr) is None:
             raise CudaError(E.cudaErrorInvalidValue, f"cudaHostGetDevicePointer(0x{ptr:x}): not page-locked "
-                            "memory from cudaMallocHost or cudaHostAlloc")
+                            "memory from cudaMallocHost or cudaHostAlloc (memory registered with "
+                            "cudaHostRegister lies outside warpsim's device region: kernels cannot "
+                            "address it)")
         _write_u64(out, ptr)
         return 0
 

@@ -136,6 +136,17 @@ int main() {
     CHECK(cudaFreeHost(pinned) == cudaSuccess && cudaFreeHost(&unregistered) == cudaErrorInvalidValue,
           "cudaFreeHost");
     cudaGetLastError();
+    // registered host memory: copies work, a device pointer for kernels is refused
+    static int reg[256];
+    int *reg_dev = NULL;
+    for (int i = 0; i < 256; i++) reg[i] = 5 * i;
+    CHECK(cudaHostRegister(reg, sizeof reg, cudaHostRegisterMapped) == cudaSuccess, "cudaHostRegister");
+    CHECK(cudaMemcpy(d, reg, sizeof reg, cudaMemcpyHostToDevice) == cudaSuccess &&
+          cudaMemcpy(reg + 128, d, 128 * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess &&
+          reg[128] == 0 && reg[255] == 5 * 127, "copies with registered memory");
+    CHECK(cudaHostGetDevicePointer(&reg_dev, reg, 0) == cudaErrorInvalidValue, "no device pointer for it");
+    cudaGetLastError();
+    CHECK(cudaHostUnregister(reg) == cudaSuccess, "cudaHostUnregister");
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
     CHECK(prop.cooperativeLaunch == 1 && prop.memoryPoolsSupported == 1 && prop.canMapHostMemory == 1,
