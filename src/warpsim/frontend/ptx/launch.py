@@ -277,7 +277,8 @@ class Module:
         self._launches += 1
         if mode == "timing":
             info = KernelInfo(name=k.name, kernel_id=self._launches, grid=g, block=b,
-                              shmem_bytes=k.prog.shared_static + shared_bytes,
+                              # the reserved region is the GPU description's shared_reserved_per_cta
+                              shmem_bytes=k.prog.shared_static - k.prog.reserved_smem + shared_bytes,
                               nregs=nregs or k.nregs_estimate, stream=stream,
                               binary_version=self.ast.sm, shmem_base=SHMEM_BASE, local_base=LOCAL_BASE,
                               num_ir_regs=k.num_ir_regs, source_path=self.path,

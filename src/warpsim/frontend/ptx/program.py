@@ -37,6 +37,13 @@ SPECIAL = {f"%{n}.{c}" for n in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz
                       "cluster_nctarank", "is_explicit_cluster")} | {f"%envreg{i}" for i in range(32)} | {
     f"%{n}.{c}" for n in ("clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid") for c in "xyz"}
 CONSTANT_SYMBOLS = {"WARP_SZ": 32}     # ptxas constants CUDA's warpSize compiles to
+# sm_80+ reserved shared memory (cooperative groups keep multi-warp tile state at %reserved_smem_offset_1,
+# at least 288 bytes): a CTA-private region placed after the kernel's static shared memory, 1 KB as
+# CUDA reserves; _0 and _1 name its two halves
+RESERVED_SMEM_BYTES = 1024
+RESERVED_SMEM = {"%reserved_smem_offset_begin": 0, "%reserved_smem_offset_end": RESERVED_SMEM_BYTES,
+                 "%reserved_smem_offset_cap": None, "%reserved_smem_offset_0": 0,
+                 "%reserved_smem_offset_1": RESERVED_SMEM_BYTES // 2}
 RUNTIME_CALLS = ("vprintf", "__assertfail", "malloc", "free", "cudaGraphSetConditional")  # decode_host
 # the device runtime's launch entry points (CUDA dynamic parallelism, CDP1 and CDP2 names)
 DEVICE_LAUNCH_PREFIXES = ("cudaLaunchDevice", "cudaGetParameterBuffer", "__cudaCDP")
@@ -110,6 +117,7 @@ class Program:
     global_syms: dict[str, int]
     path: str | None = None
     leaders: list[int] = field(default_factory=list)
+    reserved_smem: int = 0                          # of shared_static: the reserved region (RESERVED_SMEM)
 
     @property
     def num_regs(self) -> int:
@@ -137,6 +145,7 @@ class _Linker:
         self.reg_types: list[str] = []
         self.shared: dict[str, int] = {}
         self.shared_top = 0
+        self.reserved_at = -1                # offset of the reserved shared region, once a kernel names it
         self.extern_shared: list[str] = []
         self.local_top = 0
         self.global_syms = global_syms      # name → (space, address) for module .global/.const
@@ -166,6 +175,15 @@ class _Linker:
         self.shared_top = _align(self.shared_top, max(d.align, TYPE_BYTES[d.type]))
         self.shared[d.name] = self.shared_top
         self.shared_top += _decl_bytes(d)
+
+    def reserved_offset(self, name: str) -> int:
+        """The value of a %reserved_smem_offset_* register (the region is allocated on first use)."""
+        if self.reserved_at < 0:
+            self.shared_top = _align(self.shared_top, 16)
+            self.reserved_at = self.shared_top
+            self.shared_top += RESERVED_SMEM_BYTES
+        rel = RESERVED_SMEM[name]
+        return RESERVED_SMEM_BYTES if rel is None else self.reserved_at + rel
 
     def alloc_local(self, d: VarDecl) -> int:
         self.local_top = _align(self.local_top, max(d.align, TYPE_BYTES[d.type], 1))
@@ -209,7 +227,8 @@ class _Linker:
                             and k + 1 < len(self.insts)})
         return Program(self.entry, self.insts, self.reg_names, self.reg_types, kparams, off,
                        self.shared_top, dyn, _align(self.local_top, 16),
-                       {k: v[1] for k, v in self.global_syms.items()}, mod.path, leaders)
+                       {k: v[1] for k, v in self.global_syms.items()}, mod.path, leaders,
+                       RESERVED_SMEM_BYTES if self.reserved_at >= 0 else 0)
 
     # --- one function body (the entry, or an inlined callee) --------------------------------------
     def emit(self, fn: Function, alias: dict[str, Ref], ret_label: str | None, depth: int) -> None:
@@ -277,6 +296,8 @@ class _Linker:
         if k == "reg":
             if op.name in SPECIAL:
                 return Ref("sreg", name=op.name)
+            if op.name in RESERVED_SMEM:
+                return Ref("imm", value=self.reserved_offset(op.name))
             r = self.lookup(op.name, scopes)
             if r is None:
                 raise self.err(f"undeclared register {op.name}", ins)
