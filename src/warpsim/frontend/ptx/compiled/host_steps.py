@@ -47,7 +47,7 @@ class HostBatch(Batch):
         super().__init__(kernel, ctas, grid, block, device, kparam_bytes, dyn_shared,
                          state=(views, shared, local))
         self.error: BaseException | None = None
-        self.valid_active = self.valid    # the reference's active_mask() for an untouched batch (run() sets it)
+        self.valid_active = self.valid    # active_mask() of an untouched batch (Batch.run sets it)
 
     def put(self, rid: int, val, m) -> None:
         cur = self.R[rid]
