@@ -165,6 +165,7 @@ PROGRAMS: list[Program] = [
     _sample("graphMemoryNodes", "3_CUDA_Features/graphMemoryNodes", passed=None),
     _sample("graphMemoryFootprint", "3_CUDA_Features/graphMemoryFootprint", passed=None),
     _sample("graphConditionalNodes", "3_CUDA_Features/graphConditionalNodes", passed=None),
+    _sample("cudaGraphsPerfScaling", "6_Performance/cudaGraphsPerfScaling", "cudaGraphPerfScaling.cu", passed=None),
     _sample("warpAggregatedAtomicsCG", "3_CUDA_Features/warpAggregatedAtomicsCG", passed=None),
     _sample("FDTD3d", "5_Domain_Specific/FDTD3d", "src/FDTD3d.cpp", "src/FDTD3dGPU.cu",
             "src/FDTD3dReference.cpp", passed=None, includes=("inc",)),
