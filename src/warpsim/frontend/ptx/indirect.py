@@ -91,8 +91,8 @@ def emit_indirect_call(lk, ins: Instruction, scopes, target: Ref, rets: list[Ope
     if target.kind != "reg":
         raise lk.err("the target of an indirect call must be a register", ins)
     mod = lk.mod
-    cands = [f for f in mod.address_taken
-             if len(mod.functions[f].params) == len(args) and len(mod.functions[f].rets) == len(rets)]
+    cands = [f for f in mod.address_taken if f in lk.global_syms       # placed by place_globals
+             and len(mod.functions[f].params) == len(args) and len(mod.functions[f].rets) == len(rets)]
     site = len(lk.insts)
     pred = lk.new_reg(f"%__icall{site}", "pred")
     p = Ref("reg", rid=pred)
