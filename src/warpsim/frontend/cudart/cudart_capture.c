@@ -52,13 +52,7 @@ cudaError_t warpsim_capture_kernel(const void *func, dim3 gr, dim3 bl, void **ar
     return kernel_node(capture_node(s, N_KERNEL), func, gr, bl, (unsigned)shm, args, NULL);
 }
 cudaError_t warpsim_capture_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s) {
-    Node *x = capture_node(s, N_MEMCPY);
-    x->copy1d = 1;
-    x->dst = dst;
-    x->src = src;
-    x->count = n;
-    x->ckind = kind;
-    return cudaSuccess;
+    return copy1d_node(capture_node(s, N_MEMCPY), dst, src, n, kind);
 }
 cudaError_t warpsim_capture_memset(void *p, int v, size_t n, cudaStream_t s) {
     Node *x = capture_node(s, N_MEMSET);

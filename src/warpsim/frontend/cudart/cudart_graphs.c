@@ -242,16 +242,19 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *out, cudaGraph_t g, const cu
     x->copy = *p;
     return cudaSuccess;
 }
-cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd,
-                                     void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
-    Node *x = add_node(GRAPH(g), N_MEMCPY, deps, nd);
-    OUT(out, x);
+WARPSIM_HIDDEN cudaError_t copy1d_node(Node *x, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
     x->copy1d = 1;
     x->dst = dst;
     x->src = src;
     x->count = count;
     x->ckind = kind;
     return cudaSuccess;
+}
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd,
+                                     void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    Node *x = add_node(GRAPH(g), N_MEMCPY, deps, nd);
+    OUT(out, x);
+    return copy1d_node(x, dst, src, count, kind);
 }
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd,
                                    const struct cudaMemsetParams *p) {

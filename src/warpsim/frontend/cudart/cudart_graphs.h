@@ -68,6 +68,7 @@ WARPSIM_HIDDEN Node *add_node(Graph *g, int kind, const cudaGraphNode_t *deps, s
 WARPSIM_HIDDEN cudaError_t kernel_node(Node *x, const void *func, dim3 gr, dim3 bl, unsigned shm, void **args,
                                        void **extra);
 WARPSIM_HIDDEN cudaError_t alloc_node(Node *x, size_t bytes, void **dptr);
+WARPSIM_HIDDEN cudaError_t copy1d_node(Node *x, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 #endif
 
 #endif
