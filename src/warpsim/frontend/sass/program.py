@@ -42,6 +42,14 @@ def _sass_class(ins: SassInst, info: OpInfo) -> str:
 
 # block terminators
 T_FALL, T_BRA, T_CBRA, T_EXIT, T_CEXIT, T_CALL, T_RET = range(7)
+
+
+def _syscall(ins: SassInst) -> bool:
+    """`CALL.ABS` through a register: a call into the driver (vprintf, malloc, free, __assertfail), whose
+    address ptxas loads from the relocation constant bank. The PTX emulator executes the call itself
+    (one runtime-call instruction), so the replay issues the CALL and goes on after it; the driver's code
+    is not simulated. Calls of the kernel's own functions are CALL.REL."""
+    return ins.base == "CALL" and ".ABS" in ins.opcode
 _ANCHOR_BASES = ("bra", "ld", "st", "atom", "red", "bar", "barrier", "ret", "exit", "membar", "fence", "ldu",
                  "tex", "shfl", "vote", "call")
 
@@ -165,7 +173,7 @@ class SassKernel:
                 else:
                     raise InputError(f"kernel {self.name}: offset {x.offset:#06x}: branch target "
                                      f"{x.target:#x} outside the kernel", path=self.path, text=x.text)
-            if (x.is_branch or x.base in ("EXIT", "RET", "CALL")) and i + 1 < n:
+            if (x.is_branch or x.base in ("EXIT", "RET") or (x.base == "CALL" and not _syscall(x))) and i + 1 < n:
                 starts.add(i + 1)
         order = sorted(starts)
         self.block_at = np.zeros(n, dtype=np.int64)
@@ -193,7 +201,7 @@ class SassKernel:
                 b.term, b.fall = (T_CEXIT, nxt) if last.is_conditional else (T_EXIT, -1)
             elif base == "RET":
                 b.term = T_RET
-            elif base == "CALL":
+            elif base == "CALL" and not _syscall(last):
                 b.term, b.fall, b.has_call = T_CALL, nxt, True
             else:
                 b.fall = nxt
