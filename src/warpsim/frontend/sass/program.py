@@ -173,7 +173,8 @@ class SassKernel:
                 else:
                     raise InputError(f"kernel {self.name}: offset {x.offset:#06x}: branch target "
                                      f"{x.target:#x} outside the kernel", path=self.path, text=x.text)
-            if (x.is_branch or x.base in ("EXIT", "RET") or (x.base == "CALL" and not _syscall(x))) and i + 1 < n:
+            ends = x.is_branch or x.base in ("EXIT", "RET") or (x.base == "CALL" and not _syscall(x))
+            if ends and i + 1 < n:
                 starts.add(i + 1)
         order = sorted(starts)
         self.block_at = np.zeros(n, dtype=np.int64)
