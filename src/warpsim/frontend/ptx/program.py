@@ -262,7 +262,9 @@ class _Linker:
         if d.space == "reg":
             if d.vec != 1:
                 raise self.err(f"vector register declarations (.v{d.vec}) are not supported", line=d.line)
-            scope[d.name] = Ref("reg", rid=self.new_reg(d.name, d.type))
+            # numbered on first use (lookup): nvcc declares register ranges (%f<16581>) far wider than
+            # the registers a kernel names, and the IR's ids are 16-bit
+            scope[d.name] = Ref("reg", rid=-1, name=d.name, space=d.type)
         elif d.space in ("local", "param"):
             scope[d.name] = Ref("symaddr", value=self.alloc_local(d), space="local")
         elif d.space == "shared":
@@ -276,7 +278,10 @@ class _Linker:
     def lookup(self, name: str, scopes: list[dict[str, Ref]]) -> Ref | None:
         for sc in reversed(scopes):
             if name in sc:
-                return sc[name]
+                r = sc[name]
+                if r.kind == "reg" and r.rid < 0:         # a declared register's first use
+                    r.rid = self.new_reg(r.name, r.space)
+                return r
         if name in self.shared:
             return Ref("symaddr", value=self.shared[name], space="shared")
         if name in self.extern_shared:
