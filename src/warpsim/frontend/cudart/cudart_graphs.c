@@ -72,8 +72,9 @@ WARPSIM_HIDDEN Node *add_node(Graph *g, int kind, const cudaGraphNode_t *deps, s
 }
 
 /* A copy of g; map[i] is the copy of g->nodes[i]. Kernel records are shared (they never change). */
-static Graph *graph_copy(const Graph *g) {
+static Graph *graph_copy(Graph *g) {
     Graph *c = graph_new();
+    for (size_t i = 0; i < g->n; i++) g->nodes[i]->mark = i;
     c->cap = c->n = g->n;
     c->nodes = (Node **)calloc(g->n ? g->n : 1, sizeof(Node *));
     for (size_t i = 0; i < g->n; i++) {
@@ -97,9 +98,7 @@ static Graph *graph_copy(const Graph *g) {
         Node *x = c->nodes[i];
         if (!x->ndeps) continue;
         x->deps = (Node **)malloc(x->ndeps * sizeof(Node *));
-        for (size_t d = 0; d < x->ndeps; d++)
-            for (size_t j = 0; j < g->n; j++)
-                if (g->nodes[i]->deps[d] == g->nodes[j]) x->deps[d] = c->nodes[j];
+        for (size_t d = 0; d < x->ndeps; d++) x->deps[d] = c->nodes[g->nodes[i]->deps[d]->mark];
     }
     return c;
 }
@@ -108,20 +107,17 @@ static Graph *graph_copy(const Graph *g) {
 static int graph_sort(Graph *g) {
     size_t n = g->n, done = 0;
     Node **out = (Node **)malloc((n ? n : 1) * sizeof(Node *));
-    char *placed = (char *)calloc(n ? n : 1, 1);
+    for (size_t i = 0; i < n; i++) g->nodes[i]->mark = 0;          /* 1: placed */
     while (done < n) {
         int progress = 0;
         for (size_t i = 0; i < n; i++) {
-            if (placed[i]) continue;
-            int ready = 1;
-            for (size_t d = 0; d < g->nodes[i]->ndeps && ready; d++) {
-                ready = 0;
-                for (size_t j = 0; j < n; j++)
-                    if (g->nodes[j] == g->nodes[i]->deps[d] && placed[j]) ready = 1;
-            }
-            if (ready) {
-                placed[i] = 1;
-                out[done++] = g->nodes[i];
+            Node *x = g->nodes[i];
+            if (x->mark) continue;
+            size_t d = 0;
+            while (d < x->ndeps && x->deps[d]->mark) d++;
+            if (d == x->ndeps) {
+                x->mark = 1;
+                out[done++] = x;
                 progress = 1;
             }
         }
@@ -130,7 +126,6 @@ static int graph_sort(Graph *g) {
     int ok = done == n;
     if (ok) memcpy(g->nodes, out, n * sizeof(Node *));
     free(out);
-    free(placed);
     for (size_t i = 0; ok && i < n; i++)             /* and the graphs inside, to any depth */
         for (unsigned b = 0; b < g->nodes[i]->nbodies && ok; b++) ok = graph_sort(g->nodes[i]->bodies[b]) == 0;
     return ok ? 0 : -1;
@@ -138,7 +133,7 @@ static int graph_sort(Graph *g) {
 
 static unsigned condition(u64 handle, cudaError_t *e) {
     unsigned v = 0;
-    *e = RT("condition_value", "KKi", handle, P(&v), 0);
+    *e = RT("condition_value", "KK", handle, P(&v));
     return v;
 }
 
@@ -474,7 +469,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s) {
     cudaError_t e = RT("sticky_check", "");
     Graph *g = ((Exec *)x)->g;
     for (size_t i = 0; i < g->nresets && e == cudaSuccess; i++)
-        e = RT("condition_value", "KKi", g->resets[i], 0ULL, 1);
+        e = RT("condition_reset", "K", g->resets[i]);
     return e != cudaSuccess ? e : run_graph(g, s);
 }
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node,

@@ -50,6 +50,7 @@ typedef struct Node {
     int ctype;
     unsigned nbodies;
     Graph **bodies;
+    size_t mark;                       /* scratch of graph_copy (the node's index) and graph_sort (placed) */
 } Node;
 
 struct Graph {

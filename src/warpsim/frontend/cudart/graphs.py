@@ -95,8 +95,7 @@ class GraphCalls:
         return sum(n for n, _live, associated in self.graph_memory.values() if associated)
 
     def _graph_memory_marks(self) -> None:
-        self.graph_memory_high[0] = self.graph_memory_high[1] = max(self.graph_memory_high[0],
-                                                                    self._graph_footprint())
+        self.graph_memory_high = max(self.graph_memory_high, self._graph_footprint())
 
     @api()
     def graph_memory_trim(self) -> int:
@@ -110,14 +109,14 @@ class GraphCalls:
         """cudaDevice{Get,Set}GraphMemAttribute: used and reserved bytes, now and their high marks (set:
         only the high marks, only to 0)."""
         now = self._graph_footprint()
-        values = {0: now, 1: self.graph_memory_high[0], 2: now, 3: self.graph_memory_high[1]}
+        values = {0: now, 1: self.graph_memory_high, 2: now, 3: self.graph_memory_high}
         if attr not in values:
             raise CudaError(E.cudaErrorInvalidValue, f"unknown graph memory attribute {attr}")
         if set_it:
             if attr not in (1, 3) or ctypes.c_uint64.from_address(out).value != 0:
                 raise CudaError(E.cudaErrorInvalidValue, "only the high-water marks can be set, and only "
                                 "to 0")
-            self.graph_memory_high[attr // 2] = values[attr - 1]
+            self.graph_memory_high = now
             return 0
         _write_u64(out, values[attr])
         return 0
@@ -135,14 +134,18 @@ class GraphCalls:
         return 0
 
     @api()
-    def condition_value(self, handle: int, out: int, reset: int) -> int:
-        """The handle's value now (written as 32 bits), or with `reset` its default put back (a graph
-        launch, for handles made with cudaGraphCondAssignDefault)."""
-        table = self.device.graph_conditions
-        if handle not in table:
-            raise CudaError(E.cudaErrorInvalidValue, f"0x{handle:x} is not a conditional handle")
-        if reset:
-            table[handle] = self.condition_defaults[handle]
-            return 0
-        ctypes.c_uint32.from_address(out).value = table[handle]
+    def condition_value(self, handle: int, out: int) -> int:
+        """The handle's value now, written as 32 bits."""
+        ctypes.c_uint32.from_address(out).value = self.device.graph_conditions[self._condition(handle)]
         return 0
+
+    @api()
+    def condition_reset(self, handle: int) -> int:
+        """A graph launch puts back the default of a handle made with cudaGraphCondAssignDefault."""
+        self.device.graph_conditions[self._condition(handle)] = self.condition_defaults[handle]
+        return 0
+
+    def _condition(self, handle: int) -> int:
+        if handle not in self.device.graph_conditions:
+            raise CudaError(E.cudaErrorInvalidValue, f"0x{handle:x} is not a conditional handle")
+        return handle

@@ -85,7 +85,7 @@ class Runtime(ArrayCalls, GraphCalls):
     arrays: dict[int, CudaArray] = field(default_factory=dict)    # CUDA arrays by handle (device address)
     recorded: list[tuple] = field(default_factory=list)   # graph kernel nodes' launches (graphs.py)
     graph_memory: dict[int, list] = field(default_factory=dict)   # graph allocations: [bytes, in use]
-    graph_memory_high: list[int] = field(default_factory=lambda: [0, 0])    # used, reserved high marks
+    graph_memory_high: int = 0        # graph memory's high-water mark (used = reserved here)
     condition_defaults: dict[int, int] = field(default_factory=dict)      # conditional handles' defaults
     pool_settings: dict[int, int] = field(default_factory=lambda: {**dict.fromkeys(POOL_REUSE, 1),
                                                                    POOL_RELEASE_THRESHOLD: 0})
