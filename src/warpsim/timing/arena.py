@@ -32,6 +32,7 @@ from warpsim.timing.state import (
     B_ADDR_START,
     B_AFF_LEN,
     B_AFF_START,
+    B_CTA,
     B_INST_LEN,
     B_INST_START,
     B_KERNEL,
@@ -147,9 +148,10 @@ class ArenaManager:
         self.bl.info[np.asarray(block_ids, dtype=np.int64), B_LIVE] = 0
 
     def load(self, ctas: list[CtaTrace], kernel_slot: int, block_ids: np.ndarray,
-             wp: Warps, ct: Ctas, block_ids_of=None) -> None:
-        """Copy CTAs into the arena as blocks `block_ids` (one per CTA). `block_ids_of` (sampling's
-        basic-block log only) maps a warp's pcs to block id + 1 where a basic block starts, else 0."""
+             wp: Warps, ct: Ctas, block_ids_of=None, grid: tuple[int, int, int] = (1, 1, 1)) -> None:
+        """Copy CTAs into the arena as blocks `block_ids` (one per CTA). `block_ids_of` (the block
+        log only) maps a warp's pcs to block id + 1 where a logged block starts, else 0. `grid` gives
+        each CTA its grid-linear index (B_CTA)."""
         per_pc = block_ids_of is None or getattr(block_ids_of, "per_pc", False)
         if per_pc and all(isinstance(c, PackedCta) for c in ctas):
             warps: list = [c.cols for c in ctas]          # CTA-wide columns: one piece per CTA
@@ -199,6 +201,8 @@ class ArenaManager:
                         B_AFF_START, B_AFF_LEN]] = (inst, off[-1], addr, n_addr, nw, 1, kernel_slot, aff,
                                                     n_aff)
             bl.warp_off[b, :nw + 1] = off
+            x, y, z = cta.cta
+            bl.info[b, B_CTA] = x + grid[0] * (y + grid[1] * z)
             inst += int(off[-1])
             addr += n_addr
             aff += n_aff

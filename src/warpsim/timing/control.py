@@ -74,7 +74,9 @@ class SkipRecord:
 # basic-block entry (kernel slot, warp slot, block id, first-issue cycle), and hands over what is
 # new before each check (state.WL_* / BL_* columns). Photon's warp and BB sampling use this.
 # `wants_block_log(info, wave)`, when defined, says per launch whether its block log is read
-# (marking block entries costs the CTA loader; kernels it says no to log none).
+# (marking block entries costs the CTA loader; kernels it says no to log none), and
+# `block_marker(source)`, when defined, which instructions are logged instead of basic-block starts
+# (a function as timing.block_log.block_marker returns; clock reads: timing/clock_capture.py).
 # `admit(command, results)`, when defined, is asked just before each kernel launch (after the
 # launches before it on its stream have finished; `results` are the finished kernels so far) and a
 # False skips the launch: `--sample auto` runs an extra check of a group only while it is needed.

@@ -183,6 +183,8 @@ class Simulator:
         self.block_ids_of: dict[int, Callable] = {}   # kernel slot -> pcs -> block id + 1 (block log)
         # (kernel, CTAs per wave) -> whether the controller reads this kernel's block log (None: all)
         self.block_log_wanted: Callable[[KernelInfo, int], bool] | None = None
+        self.block_marker: Callable | None = None     # which instructions the block log logs (default:
+        # basic-block starts, block_log.block_marker)
         self.sc = new_schedulers(sm.count, sm.sub_cores, sm.max_warps, int(max(per_core.max(), 1)),
                                  ic.sets, ic.assoc)
         self.ct = new_ctas(n_ctas)
@@ -241,7 +243,7 @@ class Simulator:
         run.snapshot = self._snapshot()
         self.running[slot] = run
         if self.wp.blog.shape[0] > 0 and (self.block_log_wanted is None or self.block_log_wanted(info, wave)):
-            self.block_ids_of[slot] = block_marker(src)
+            self.block_ids_of[slot] = (self.block_marker or block_marker)(src)
         else:
             self.block_ids_of.pop(slot, None)
         self.arena.new_kernel(slot, code_line_base(info.name, info.source_path))
@@ -290,7 +292,7 @@ class Simulator:
         if ids.size < len(batch):
             raise WarpsimError("internal: out of CTA block entries")
         try:
-            self.arena.load(batch, slot, ids, self.wp, self.ct, self.block_ids_of.get(slot))
+            self.arena.load(batch, slot, ids, self.wp, self.ct, self.block_ids_of.get(slot), run.info.grid)
         except ResourceError as e:
             info = run.info
             raise ResourceError(
@@ -537,6 +539,7 @@ def simulate(commands: Iterable[Memcpy | KernelSource], gpu, *, max_cycles: int 
                     warp_log=int(getattr(controller, "warp_log", 0) or 0),
                     block_log=int(getattr(controller, "block_log", 0) or 0), spatial=spatial)
     sim.block_log_wanted = getattr(controller, "wants_block_log", None)
+    sim.block_marker = getattr(controller, "block_marker", None)
     # The cyclic collector is paused for the run: it kept re-scanning numba's and the configs'
     # objects whenever CTA building allocated (measured: 5-6 % of a memory-bound run). What a run
     # allocates is freed by reference counting; anything cyclic is collected once it returns.

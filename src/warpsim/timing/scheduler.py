@@ -17,12 +17,19 @@ from warpsim.timing.icache import fetch_line
 from warpsim.timing.memory import mem_issue
 from warpsim.timing.state import (
     AT_CTA_BARRIER,
+    B_CTA,
+    B_INST_START,
+    B_NWARPS,
     BARRIER,
     BL_BLOCK,
+    BL_CTA,
+    BL_CTA_WARP,
     BL_CYCLE,
     BL_KERNEL,
+    BL_MASK,
     BL_WARP,
     C_BAR_COUNT,
+    C_BLOCK,
     C_KERNEL,
     C_WARPS_LEFT,
     D_MASK,
@@ -102,13 +109,22 @@ def popcount32(x):
 
 
 @jit
-def _log_block(g, t, block, wp, ct):
+def _log_block(g, t, block, row, ar, bl, wp, ct):
     n = wp.lg[LG_BLOCKS]
     r = n % wp.blog.shape[0]
-    wp.blog[r, BL_KERNEL] = ct.c[wp.w[g, W_CTA], C_KERNEL]
+    c = wp.w[g, W_CTA]
+    b = ct.c[c, C_BLOCK]
+    off = row - bl.info[b, B_INST_START]
+    j = 0
+    while j + 1 < bl.info[b, B_NWARPS] and bl.warp_off[b, j + 1] <= off:
+        j += 1
+    wp.blog[r, BL_KERNEL] = ct.c[c, C_KERNEL]
     wp.blog[r, BL_WARP] = g
     wp.blog[r, BL_BLOCK] = block
     wp.blog[r, BL_CYCLE] = t
+    wp.blog[r, BL_CTA] = bl.info[b, B_CTA]
+    wp.blog[r, BL_CTA_WARP] = j
+    wp.blog[r, BL_MASK] = np.int64(ar.inst[row, D_MASK]) & 0xFFFFFFFF
     wp.lg[LG_BLOCKS] = n + 1
 
 
@@ -226,7 +242,7 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
         ar.pcstat[si, PC_WAIT] += t - w[g, W_LAST_ISSUE] - 1
         w[g, W_LAST_ISSUE] = t
         if st[si, I_BB] > 0 and wp.blog.shape[0] > 0:    # sampling hook: a basic block starts
-            _log_block(g, t, st[si, I_BB] - 1, wp, ct)
+            _log_block(g, t, st[si, I_BB] - 1, row, ar, bl, wp, ct)
         nlog = gl.g[G_LOG_N]
         if nlog < gl.log.shape[0]:
             gl.log[nlog, 0] = t

@@ -58,9 +58,10 @@ N_ICOLS = I_BB + 4
 PC_ISSUED, PC_WAIT = range(2)
 
 # Blocks.info columns
+# B_CTA: the CTA's grid-linear index (x fastest), for the block log (clock reads, timing/clock_capture.py)
 (B_INST_START, B_INST_LEN, B_ADDR_START, B_ADDR_LEN, B_NWARPS, B_LIVE, B_KERNEL, B_AFF_START,
- B_AFF_LEN) = range(9)
-N_BCOLS = 9
+ B_AFF_LEN, B_CTA) = range(10)
+N_BCOLS = 10
 
 # Warps.w columns. W_READY/W_BLOCKED cache why a warp could not issue and the earliest cycle it
 # might: a lower bound, reset by whatever can make it ready sooner (memory reply, barrier release).
@@ -75,11 +76,12 @@ N_WCOLS = 15
 AT_CTA_BARRIER, AT_GRID_BARRIER = 1, 2
 
 # Sampling logs (rings; `Warps.lg` holds the running totals written, Python reads what is new).
-# Warp log: one row per finished warp; block log: one row per basic-block entry (first issue).
+# Warp log: one row per finished warp; block log: one row per basic-block entry (first issue), with
+# the CTA (grid-linear), the warp within it and the issue's active lanes (after its guard).
 WL_KERNEL, WL_WARP, WL_CTA, WL_ISSUE, WL_FINISH = range(5)
 N_WLCOLS = 5
-BL_KERNEL, BL_WARP, BL_BLOCK, BL_CYCLE = range(4)
-N_BLCOLS = 4
+BL_KERNEL, BL_WARP, BL_BLOCK, BL_CYCLE, BL_CTA, BL_CTA_WARP, BL_MASK = range(7)
+N_BLCOLS = 7
 LG_WARPS, LG_BLOCKS = range(2)
 
 # Schedulers.s columns

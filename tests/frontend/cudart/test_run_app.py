@@ -303,3 +303,20 @@ def test_cuda_graphs_by_hand_and_captured(build, cudart_env, tmp_path):
     assert r.returncode == 0 and "Test PASSED" in r.stdout, r.stdout + r.stderr
     doc = json.loads(out.read_text())
     assert len(doc["kernels"]) == 25 and all(k["cycles"] > 0 for k in doc["kernels"])
+
+
+@needs_nvcc
+def test_clock_reads_return_simulated_cycles_in_timing_mode(build, cudart_env):
+    """A clock()-timed pointer chase through the L2 prints the model's unloaded L2 latency (closed form,
+    config/latencies.py) in timing mode; functional mode prints emulation steps and says so."""
+    from warpsim.config import load_gpu
+    from warpsim.config.latencies import unloaded_latencies
+
+    exe = build("clock_latency", "-cudart", "shared")
+    r = run_app(cudart_env, "run-app", "--mode", "timing", "--", str(exe), timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    per_load = float(r.stdout.split("L2 chase:")[1].split()[0])
+    assert abs(per_load - unloaded_latencies(load_gpu("QV100"))["l2"][0]) <= 2, r.stdout
+    r = run_app(cudart_env, "run-app", "--", str(exe))
+    assert r.returncode == 0 and "counts emulation steps" in r.stderr, r.stderr
+    assert float(r.stdout.split("L2 chase:")[1].split()[0]) < 50        # 4 steps a load, 4 "cycles" each

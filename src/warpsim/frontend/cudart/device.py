@@ -34,6 +34,8 @@ class MappedDevice(Device):
         self.commands: list = []
         self._replay = None
         self.launch_listener = None                  # as Device's
+        self.launch_count = 0
+        self.clock_timer = None
         # CUDA graph condition handles -> values (None on a timing replica: not read there)
         self.graph_conditions: dict[int, int] | None = {}
         self.untracked_writes = True                 # the program writes it through pointers

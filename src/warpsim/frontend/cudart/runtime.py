@@ -102,6 +102,15 @@ class Runtime(ArrayCalls, GraphCalls):
 
     def __post_init__(self) -> None:
         self.device = MappedDevice(self.base, self.region_bytes)
+        if self.settings.launch_mode == "timing":
+            self.device.clock_timer = self._clock_timer
+
+    def _clock_timer(self, source):
+        """The issue cycles of `source`'s clock reads, from a simulation of the commands so far in the
+        ISA the run simulates (frontend/ptx/clocks.py)."""
+        from warpsim.timing.clock_capture import capture_clocks
+
+        return capture_clocks(list(self.device.commands), self.gpu, source, self.settings.isa)
 
     # ------------------------------------------------------------------ helpers
     @property

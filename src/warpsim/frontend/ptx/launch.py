@@ -13,6 +13,7 @@ import numpy as np
 
 from warpsim.errors import InputError
 from warpsim.frontend.ptx.checks import check_function_ends, read_ptx_file
+from warpsim.frontend.ptx.clocks import ClockMismatch, ClockTable, clock_pcs, warn_once
 from warpsim.frontend.ptx.compiled.batch import CompiledKernel, profile_counts
 from warpsim.frontend.ptx.compiled.batch import cta_traces as compiled_traces
 from warpsim.frontend.ptx.compiled.batch import run_batch as run_compiled
@@ -111,6 +112,7 @@ class PtxKernelSource(ReplaySource):
         self.next_cta = 0
         self.profile: KernelProfile | None = None      # set when the launch was also profiled
         self.ptx_text: str | None = None               # the module's PTX (set by Module.launch)
+        self.clock_table = None                        # timed clock reads (clocks.py), once captured
 
     def iter_ctas(self) -> Iterator[CtaTrace]:
         if self.state != PENDING:          # simulated again (e.g. full, then sampled): start over
@@ -127,10 +129,11 @@ class PtxKernelSource(ReplaySource):
             self.next_cta = s + len(ctas)
             if ck is not None:
                 res = run_compiled(ck, ctas, self.info.grid, self.info.block, dev, self._kparams, self._dyn,
-                                   trace=True)
+                                   trace=True, clocks=self.clock_table)
                 traces = compiled_traces(self.kernel, res, ctas, wpc)
             else:
                 b = Batch(self.kernel, ctas, self.info.grid, self.info.block, dev, self._kparams, self._dyn)
+                b.clocks = self.clock_table
                 rec = TraceRecorder(self.kernel, b.T)
                 b.rec = rec
                 run_batch(b)
@@ -148,10 +151,11 @@ class PtxKernelSource(ReplaySource):
             ctas = order[s:s + per]
             if self._compiled is not None:
                 run_compiled(self._compiled, ctas, self.info.grid, self.info.block, dev, self._kparams,
-                             self._dyn)
+                             self._dyn, clocks=self.clock_table)
             else:
-                run_batch(Batch(self.kernel, ctas, self.info.grid, self.info.block, dev, self._kparams,
-                                self._dyn))
+                b = Batch(self.kernel, ctas, self.info.grid, self.info.block, dev, self._kparams, self._dyn)
+                b.clocks = self.clock_table
+                run_batch(b)
         self.next_cta = len(order)
 
 
@@ -190,7 +194,6 @@ class Module:
             self.device.note_host_write(addr, nbytes)
         self._kernels: dict[str, Kernel] = {}
         self._compiled: dict[str, CompiledKernel] = {}
-        self._launches = 0
         self.engine = default_engine()
 
     @property
@@ -261,6 +264,10 @@ class Module:
         metrics, most of a profile's cost): what every sampling method but PKS reads.
         """
         k = self.kernel(kernel)
+        timer = self.device.clock_timer
+        if (timer is None or mode != "timing") and clock_pcs(k).size:
+            warn_once(f"kernel {k.name} reads the clock; executed without timing it counts emulation steps "
+                      "(x4), not cycles (run-app --mode timing answers with simulated cycles)")
         g, b = _dim3(grid, "grid"), _dim3(block, "block")
         nthreads = b[0] * b[1] * b[2]
         if nthreads > 1024:
@@ -274,9 +281,9 @@ class Module:
         grid_sync = k.grid_sync              # cooperative-groups grid sync: all CTAs in one batch
         if grid_sync:
             per = g[0] * g[1] * g[2]
-        self._launches += 1
+        self.device.launch_count += 1        # one numbering per device: a program loads several modules
         if mode == "timing":
-            info = KernelInfo(name=k.name, kernel_id=self._launches, grid=g, block=b,
+            info = KernelInfo(name=k.name, kernel_id=self.device.launch_count, grid=g, block=b,
                               # the reserved region is the GPU description's shared_reserved_per_cta
                               shmem_bytes=k.prog.shared_static - k.prog.reserved_smem + shared_bytes,
                               nregs=nregs or k.nregs_estimate, stream=stream,
@@ -290,6 +297,11 @@ class Module:
             src.ptx_text = self.text
             if self.device.launch_listener is not None:     # memory as this launch sees it, before it runs
                 self.device.launch_listener(src, self.device)
+            before = None
+            if timer is not None and clock_pcs(k).size:     # timed clock reads: a probe run first
+                before = (self.device.heap[:self.device.top].copy(), self.device.printf_sink,
+                          len(self.device.printf_log))
+                self.device.printf_sink = None
             if profile:
                 kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc, sectors=profile != "light")
                 work = int(kprof.counters.get("thread_insts", 0))
@@ -299,6 +311,8 @@ class Module:
             if profile:
                 src.profile = kprof
             self.device.commands.append(src)
+            if before is not None:
+                self._time_clocks(src, timer, before, per)
             return src
         if mode == "profile":
             return self._profile(k, g, b, kp, shared_bytes, per, tpc, sectors=profile != "light")
@@ -309,6 +323,31 @@ class Module:
         n = self._run(k, g, b, kp, shared_bytes, per, None)
         return LaunchResult(k.name, g, b, n, time.perf_counter() - t0, self.device.printf_log[first_line:])
 
+    def _time_clocks(self, src: PtxKernelSource, timer, before, per: int) -> None:
+        """Run `src` again with its clock reads answered by the timing model (clocks.py): the probe
+        run's memory is undone, and so is its held-back printf output."""
+        memory, sink, lines = before
+        dev = self.device
+        table = timer(src)
+        dev.heap[:memory.size] = memory
+        del dev.printf_log[lines:]
+        dev.printf_sink = sink
+        info = src.info
+        try:
+            table.start()
+            self._run(src.kernel, info.grid, info.block, src._kparams, src._dyn, per, None, clocks=table)
+            table.check_complete()
+            src.clock_table = table
+        except ClockMismatch as e:
+            dev.heap[:memory.size] = memory
+            del dev.printf_log[lines:]
+            dev.printf_sink = sink
+            self._run(src.kernel, info.grid, info.block, src._kparams, src._dyn, per, None)
+            warn_once(f"kernel {info.name}: its control flow depends on the clock values it reads ({e}); "
+                      "warpsim cannot feed simulated time back into execution, so its clock reads "
+                      "count emulation steps (x4), not cycles")
+        dev.replay().resync()
+
     def _profile(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, tpc: int,
                  sectors: bool = True) -> KernelProfile:
         nwarps = g[0] * g[1] * g[2] * (tpc // 32)
@@ -318,10 +357,11 @@ class Module:
         dt = time.perf_counter() - t0
         sizes = np.diff(np.append(k.leaders, len(k.ops)))
         counters = {key: v for key, v in prof.c.items() if sectors or not key.endswith("_sectors")}
-        return KernelProfile(k.name, self._launches, g, b, prof.metrics(g[0] * g[1] * g[2]), prof.bbv,
-                             k.s_pc[k.leaders], sizes, dt, counters, full=sectors)
+        return KernelProfile(k.name, self.device.launch_count, g, b, prof.metrics(g[0] * g[1] * g[2]),
+                             prof.bbv, k.s_pc[k.leaders], sizes, dt, counters, full=sectors)
 
-    def _run(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, prof: ProfileRecorder | None) -> int:
+    def _run(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, prof: ProfileRecorder | None,
+             clocks: ClockTable | None = None) -> int:
         order = _cta_order(g)
         total = 0
         wpc = -(-(b[0] * b[1] * b[2]) // 32)
@@ -332,7 +372,7 @@ class Module:
                 ctas = order[s:s + per]
                 bbv = None if prof is None else prof.bbv[s * wpc:(s + len(ctas)) * wpc]
                 res = run_compiled(ck, ctas, g, b, self.device, kp, dyn, profile=prof is not None, bbv=bbv,
-                                   sectors=prof is None or prof.sectors)
+                                   sectors=prof is None or prof.sectors, clocks=clocks)
                 if prof is not None:
                     counters = res.counters if counters is None else counters + res.counters
                 total += res.thread_insts
@@ -343,6 +383,7 @@ class Module:
         for s in range(0, len(order), per):
             ctas = order[s:s + per]
             batch = Batch(k, ctas, g, b, self.device, kp, dyn)
+            batch.clocks = clocks
             if prof is not None:
                 batch.rec = _Offset(prof, s * wpc)
             run_batch(batch)

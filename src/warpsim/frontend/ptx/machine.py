@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from warpsim.errors import InputError
+from warpsim.frontend.ptx.clocks import CLOCK_SREGS
 from warpsim.frontend.ptx.memory import (
     GLOBAL_BASE,
     LOCAL_BASE,
@@ -60,6 +61,8 @@ class Batch:
         self.tlin = tl
         bx, by = block[0], block[1]
         c = np.asarray(ctas, dtype=np.uint32).reshape(-1, 3)
+        self.ctas = c
+        self.clocks = None      # timing mode's ClockTable (clocks.py): clock reads return timed cycles
         self._s = {
             "%tid.x": (tl % bx).astype(np.uint32), "%tid.y": ((tl // bx) % by).astype(np.uint32),
             "%tid.z": (tl // (bx * by)).astype(np.uint32),
@@ -88,6 +91,7 @@ class Batch:
         self.steps = 0
         self.thread_insts = 0
         self.active: np.ndarray | None = None
+        self.exec_mask: np.ndarray | None = None     # the step's lanes after its guard (None: all)
         self.rec = recorder
 
     # --- registers -------------------------------------------------------------------------------
@@ -121,7 +125,9 @@ class Batch:
             return a
         if name in self._u:
             return np.full(self.T, self._u[name], dtype=np.uint32)
-        if name in ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi"):
+        if name in CLOCK_SREGS:
+            if self.clocks is not None:
+                return self.clocks.values(self, name)
             return np.full(self.T, self.steps * 4, dtype=np.uint64 if name.endswith("64") else np.uint32)
         if name in ("%envreg1", "%envreg2"):
             return self._grid_workspace(name)
@@ -293,6 +299,7 @@ class Batch:
                 ctl = op.ctl
                 if ctl == CTL_NORMAL:
                     self.active = m
+                    self.exec_mask = meff
                     self.steps = steps
                     thread_insts += cnt_full if m is None else int(np.count_nonzero(m))
                     if meff is None:

@@ -58,6 +58,8 @@ class Device:
         self.printf_sink = "stdout"              # 'stdout', None (keep only in printf_log) or a file object
         self._replay = None
         self.launch_listener = None              # called (source, device) before a timing launch runs
+        self.launch_count = 0                    # launches of every module on this device: kernel ids
+        self.clock_timer = None                  # timing mode's clock reads (frontend/ptx/clocks.py)
         # CUDA graph condition handles -> values (None on a timing replica: not read there)
         self.graph_conditions: dict[int, int] | None = {}
 

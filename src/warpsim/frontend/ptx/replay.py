@@ -182,6 +182,19 @@ class Replay:
         if self.dev is not None:
             self.journal.append((len(self.sources), off, np.array(raw, dtype=np.uint8, copy=True)))
 
+    def resync(self) -> None:
+        """The live device's memory becomes the replica's, which must have run every launch so far (a
+        launch run again on the live device after its timing: clocks.py)."""
+        if self.dev is None or any(src.state != DONE for src in self.sources):
+            raise RuntimeError("internal: the replica has launches to run; it cannot take the live memory")
+        top = self.live.top
+        self._grow(top)
+        self.dev.heap[:top] = self.live.heap[:top]
+        self.dev.top = max(self.dev.top, top)
+        self.applied = len(self.journal)
+        if self.diff_writes:
+            self.shadow = self.live.heap[:top].copy()
+
     # --- timing side ----------------------------------------------------------------------------------
     def rewind(self) -> None:
         """Back to the first timing launch, so the command stream can be simulated again."""

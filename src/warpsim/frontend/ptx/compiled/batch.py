@@ -101,9 +101,10 @@ def _padded(buf: np.ndarray, size: int) -> np.ndarray:
 
 def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes, dyn_shared: int,
               trace: bool = False, profile: bool = False, bbv: np.ndarray | None = None,
-              sectors: bool = True) -> BatchResult:
+              sectors: bool = True, clocks=None) -> BatchResult:
     """Run `ctas` (a list of (x, y, z)) of one launch; faults become InputError as in the reference.
-    `profile` records counts and BBVs, and with `sectors` the 32-byte sectors memory accesses touch."""
+    `profile` records counts and BBVs, and with `sectors` the 32-byte sectors memory accesses touch.
+    `clocks` (timing mode's ClockTable) answers the clock reads, which always run as host steps."""
     k = ck.kernel
     prog = k.prog
     tb = ck.tables
@@ -136,8 +137,11 @@ def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes
     fault = np.zeros(4, dtype=np.int64)
     hb = kid = None
     if tb["host"] or tb["fallback"]:      # built on the first step that needs it (most batches: none)
-        kid = open_batch(lambda: HostBatch(k, ctas, grid, block, device, kparam_bytes, dyn_shared, regs,
-                                           shared, local))
+        def host_batch() -> HostBatch:
+            hb = HostBatch(k, ctas, grid, block, device, kparam_bytes, dyn_shared, regs, shared, local)
+            hb.clocks = clocks
+            return hb
+        kid = open_batch(host_batch)
     try:
         st, steps, tinsts, fpc, nlog, nrow, log, addr = run(
             tb["P"], tb["D"], tb["DB"], tb["O"], tb["OF"], tb["F"], len(k.ops), T, valid, regs, sctx, cta_arr,

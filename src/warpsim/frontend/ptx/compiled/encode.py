@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from warpsim.frontend.ptx.clocks import CLOCK_SREGS
 from warpsim.frontend.ptx.compiled import codes as C
 from warpsim.frontend.ptx.compiled.encode_mma import Unsupported, encode_wmma
 from warpsim.frontend.ptx.decode_mem import _resolve, _vec
@@ -97,6 +98,8 @@ class Encoder:
                 o[1] = _normalized(int(v), t)
             return
         if k == "sreg":
+            if ref.name in CLOCK_SREGS:     # timing mode answers with simulated cycles (ptx/clocks.py)
+                raise NotCompiled("clock read")
             code = C.SREG_CODES.get(ref.name)
             if code is None:
                 raise NotCompiled(f"special register {ref.name}")

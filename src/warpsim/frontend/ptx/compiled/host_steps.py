@@ -76,6 +76,7 @@ class HostBatch(Batch):
             meff = np.zeros(T, dtype=bool)
             meff[xs] = True
         self.active = entry
+        self.exec_mask = meff
         self.steps = steps
         try:
             res = self.kernel.ops[pc].fn(self, meff)
