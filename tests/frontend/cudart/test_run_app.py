@@ -320,3 +320,22 @@ def test_clock_reads_return_simulated_cycles_in_timing_mode(build, cudart_env):
     r = run_app(cudart_env, "run-app", "--", str(exe))
     assert r.returncode == 0 and "counts emulation steps" in r.stderr, r.stderr
     assert float(r.stdout.split("L2 chase:")[1].split()[0]) < 50        # 4 steps a load, 4 "cycles" each
+
+
+@needs_nvcc
+def test_registers_per_thread_come_from_the_embedded_sass(cudart_env, tmp_path):
+    """cudaFuncGetAttributes and occupancy (and the timing model) use the register count ptxas gave
+    the kernel in the binary's SASS (the PTX estimate for this kernel is 56): nvcc --resource-usage
+    reports it independently."""
+    import re
+
+    exe = tmp_path / "registers"
+    r = subprocess.run([NVCC, "--resource-usage", "-cudart", "shared", "-O2", "-o", str(exe),
+                        str(PROGRAMS / "registers.cu")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    used = int(re.search(r"Used (\d+) registers", r.stdout + r.stderr).group(1))
+    r = run_app(cudart_env, "run-app", "--", str(exe))
+    assert r.returncode == 0, r.stderr
+    regs, blocks = (int(v) for v in re.search(r"numRegs (\d+) blocks_per_sm_1024 (\d+)", r.stdout).groups())
+    assert regs == used
+    assert blocks == 65536 // (1024 * -(-used // 8) * 8)    # QV100: 64 K registers per SM

@@ -118,13 +118,34 @@ def _lz4(data: bytes, size: int) -> bytes:
     raise InputError(f"cannot decompress the embedded PTX (LZ4): {NO_COMPRESS_HINT}")
 
 
-def entry_text(e: FatbinEntry) -> str:
+def entry_bytes(e: FatbinEntry) -> bytes:
     data = e.payload
     if e.flags & FLAG_ZSTD:
         data = _zstd(data, e.raw_size)
     elif e.flags & FLAG_LZ4:
         data = _lz4(data, e.raw_size)
-    return data.split(b"\0", 1)[0].decode("utf-8", errors="replace")
+    return data
+
+
+def entry_text(e: FatbinEntry) -> str:
+    return entry_bytes(e).split(b"\0", 1)[0].decode("utf-8", errors="replace")
+
+
+def select_registers(entries: list[FatbinEntry], compute_capability: int) -> tuple[int, dict[str, int]]:
+    """(arch, kernel -> registers per thread) from the embedded SASS nearest the simulated GPU's
+    architecture (the highest at or below it, else the lowest above); (0, {}) without usable SASS."""
+    from warpsim.frontend.cudart.cubin import kernel_registers
+
+    elf = [e for e in entries if e.kind == KIND_ELF]
+    below = [e for e in elf if e.arch <= compute_capability]
+    above = [e for e in elf if e.arch > compute_capability]
+    order = sorted(below, key=lambda e: -e.arch) + sorted(above, key=lambda e: e.arch)
+    for e in order:
+        try:
+            return e.arch, kernel_registers(entry_bytes(e))
+        except (ValueError, InputError, struct.error):
+            continue
+    return 0, {}
 
 
 def select_ptx(entries: list[FatbinEntry], where: str = "program") -> tuple[int, str] | None:

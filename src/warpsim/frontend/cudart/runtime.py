@@ -21,7 +21,7 @@ from warpsim.frontend.cudart import errors as E
 from warpsim.frontend.cudart.arrays import ArrayCalls, CudaArray
 from warpsim.frontend.cudart.calls import CudaError, _say, _write_i32, _write_u64, api
 from warpsim.frontend.cudart.device import MappedDevice, OutOfDeviceMemory
-from warpsim.frontend.cudart.fatbin import parse_fatbin, read_wrapper, select_ptx
+from warpsim.frontend.cudart.fatbin import parse_fatbin, read_wrapper, select_ptx, select_registers
 from warpsim.frontend.cudart.graphs import GraphCalls
 from warpsim.frontend.cudart.props import device_properties
 from warpsim.frontend.cudart.settings import AppSettings
@@ -54,6 +54,7 @@ class FatBinary:
     error: str | None = None          # why this binary has no usable PTX (e.g. SASS only)
     module: object = None             # warpsim.host.Module once loaded
     index: int = 0
+    registers: dict = field(default_factory=dict)   # kernel -> registers per thread of its embedded SASS
 
 
 @dataclass
@@ -172,10 +173,12 @@ class Runtime(ArrayCalls, GraphCalls):
         self.binaries[handle] = fb
         try:
             where = self.settings.program
-            found = select_ptx(parse_fatbin(read_wrapper(wrapper), where), where)
+            entries = parse_fatbin(read_wrapper(wrapper), where)
+            found = select_ptx(entries, where)
         except WarpsimError as e:
             fb.error = str(e)
             return 0
+        fb.registers = select_registers(entries, self.gpu.compute_capability)[1]
         if found is not None:
             fb.arch, fb.ptx = found
         else:
@@ -236,7 +239,8 @@ class Runtime(ArrayCalls, GraphCalls):
         t0 = time.perf_counter()
         try:
             res = mod.launch(name, grid, block, argv, shared_bytes=shared, stream=log.stream,
-                             mode=self.settings.launch_mode, profile=self.settings.needs_profile)
+                             mode=self.settings.launch_mode, profile=self.settings.needs_profile,
+                             nregs=self._registers(func, k))
         except WarpsimError as e:
             code = E.cudaErrorIllegalAddress if "access" in str(e) else (
                 E.cudaErrorAssert if "trap" in str(e) else E.cudaErrorLaunchFailure)
@@ -251,6 +255,11 @@ class Runtime(ArrayCalls, GraphCalls):
             log.source = res
         self.launches.append(log)
         return 0
+
+    def _registers(self, func: int, k) -> int:
+        """ptxas' registers per thread from the embedded SASS (cubin.py), else the PTX estimate."""
+        fb = self.binaries.get(self.functions[func][0])
+        return (fb.registers.get(k.name) if fb is not None else None) or k.nregs_estimate
 
     def _stream_id(self, stream: int) -> int:
         return 0 if stream in (0, 1, 2) else (stream - 0x1000) // 16
@@ -460,7 +469,8 @@ class Runtime(ArrayCalls, GraphCalls):
         gpu = self.gpu
         return {"error": 0, "sharedSizeBytes": k.prog.shared_static, "constSizeBytes": 0,
                 "localSizeBytes": k.prog.local_bytes, "maxThreadsPerBlock": gpu.sm.max_threads_per_cta,
-                "numRegs": k.nregs_estimate, "ptxVersion": mod.ast.sm if isinstance(mod.ast.sm, int) else 0,
+                "numRegs": self._registers(func, k),
+                "ptxVersion": mod.ast.sm if isinstance(mod.ast.sm, int) else 0,
                 "binaryVersion": gpu.compute_capability,
                 "maxDynamicSharedSizeBytes": gpu.sm.shared_memory_per_cta - k.prog.shared_static}
 
@@ -471,8 +481,8 @@ class Runtime(ArrayCalls, GraphCalls):
         mod, name = self._kernel(func)
         k = mod.kernel(name)
         try:
-            occ = occupancy(self.gpu.sm, block_size, k.nregs_estimate, k.prog.shared_static + dyn_shared,
-                            where=name)
+            occ = occupancy(self.gpu.sm, block_size, self._registers(func, k),
+                            k.prog.shared_static + dyn_shared, where=name)
             n = occ.ctas_per_sm
         except WarpsimError:
             n = 0
