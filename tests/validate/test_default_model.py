@@ -28,6 +28,12 @@ def test_an_override_the_model_ignores_is_an_error(model_name, key):
         check_model_overrides(model_name, [key])
 
 
+@pytest.mark.parametrize("model_name", ["fixed", "hierarchy"])
+def test_a_field_no_model_reads_is_refused_as_an_override(model_name):
+    with pytest.raises(InputError, match="l1d.write_ratio_pct has no effect: the L1 does not allocate"):
+        check_model_overrides(model_name, ["l1d.write_ratio_pct=50"])
+
+
 def test_overrides_the_model_reads_pass():
     check_model_overrides("fixed", ["fixed_memory.global=50", "sm.count=40", "shared.banks=16"])
     check_model_overrides("hierarchy", ["l2.sets=64", "shared.latency=30", "sm.count=40"])

@@ -99,7 +99,7 @@ def pipe_cycles(kc: KernelChar, m: Machine) -> dict[str, float]:
     """
     out: dict[str, float] = {"issue": kc.warp_instructions / m.issue_per_sm}
     ii = m.lat[:, 1].astype(float)
-    half_ii = np.maximum(np.floor(ii / 2), 1)
+    half_ii = np.maximum(np.floor(ii / 2), 1) if m.gpu.latency.half2_double_issue else ii
     busy = np.zeros(N_UNITS)
     for u in range(N_UNITS):
         full = kc.warp_by_pipe[u] - kc.half_ii_by_pipe[u]

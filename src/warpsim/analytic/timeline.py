@@ -84,7 +84,7 @@ def run_timeline(rep: RepWarp, m: Machine, *, dram_fraction: float = 1.0,
                 issued_since, bytes_since, t_start = 0, 0.0, ready_pipe
         t = ready_pipe
         ii = int(lat[lats[i], 1])
-        if flags[i] & FLAG_HALF_II:
+        if flags[i] & FLAG_HALF_II and m.gpu.latency.half2_double_issue:
             ii = max(ii // 2, 1)
         if kind in (InstKind.LOAD, InstKind.STORE, InstKind.ATOMIC) and spaces[i] != MemSpace.NONE:
             occ = ways[i] if spaces[i] == MemSpace.SHARED else max(lines[i], 1)

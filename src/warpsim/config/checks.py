@@ -35,7 +35,7 @@ NON_NEGATIVE = {
     "sm.shared_reserved_per_cta", "sm.max_concurrent_kernels",
     "units.dp", "units.sfu", "units.tensor", "units.bra", "units.tex", "units.udp",
     "l1d.write_ratio_pct", "l2.coalescer_entries", "l2.coalescer_max_merge", "l2.atomic_latency",
-    "l2.far_latency", "sm.cta_launch_latency", "icache.prefetch_lines",
+    "l2.far_latency", "sm.cta_launch_latency", "icache.prefetch_lines", "latency.tensor_work",
 }
 # Numbers that are not clocks: key -> largest value (0 allowed).
 NON_CLOCK_FLOATS = {"sm.cta_dispatch_cycles": 10_000.0}

@@ -20,12 +20,19 @@ IGNORED_BY: dict[str, tuple[str, ...]] = {
     "hierarchy": ("fixed_memory.",),
 }
 OTHER = {"fixed": "hierarchy", "hierarchy": "fixed"}
+# Read by no model: kept in the descriptions for Accel-Sim's value, refused as an override.
+NOT_MODELLED = {
+    "l1d.write_ratio_pct": "the L1 does not allocate lines on writes (write-through, no allocate: "
+                           "docs/memory.md), so there is no share of it to reserve for them",
+}
 
 
 def check_model_overrides(model: str, overrides: Sequence[str]) -> None:
     """Refuse overrides the `model` does not read (each override is `key=value`)."""
     for text in overrides:
         key = text.partition("=")[0].strip()
+        if key in NOT_MODELLED:
+            raise InputError(f"--set {key} has no effect: {NOT_MODELLED[key]}", key=key, text=text)
         for prefix in IGNORED_BY.get(model, ()):
             if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
                 raise InputError(

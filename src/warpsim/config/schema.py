@@ -93,6 +93,13 @@ class Latency:
     tex: Pair
     udp: Pair
     mem: Pair
+    # FP16x2 ops (HADD2, HFMA2, ...) issue at twice their class's rate, as Accel-Sim's trace driver
+    # halves their interval; false: at the FP32 instruction rate (2x FP32's flops, packed)
+    half2_double_issue: bool = True
+    # the work of the MMA instruction `tensor` times, in Volta HMMA.884s (256 multiply-adds per warp):
+    # 1 Volta, 4 Turing (HMMA.1688), 8 Ampere (HMMA.16816); an instruction of another shape takes
+    # its share of that (ir/sass.py tensor_work); 0: every MMA instruction takes `tensor` as it is
+    tensor_work: int = 0
 
 
 @dataclass(frozen=True)

@@ -231,7 +231,25 @@ def classify(opcode: str, table: dict[str, Cat]) -> OpInfo:
             if n >= N_LAT_CLASSES:
                 raise InputError(f"latency class {n} in {opcode!r} is out of range", text=opcode)
             lat = LatClass(n)
-    return OpInfo(kind, unit, lat, MemSpace.NONE, flags, 0)
+    return OpInfo(kind, unit, lat, MemSpace.NONE, flags, tensor_work(tokens) if cat == Cat.TENSOR else 0)
+
+
+# warp-level MMA shapes (m, n, k) as SASS spells them: HMMA.884 (Volta), HMMA.1688 / IMMA.8816
+# (Turing), HMMA.16816 / HMMA.1684 / DMMA.884 (Ampere and later)
+_MMA_SHAPES = {"884": (8, 8, 4), "1684": (16, 8, 4), "1688": (16, 8, 8), "16816": (16, 8, 16),
+               "8816": (8, 8, 16), "8832": (8, 8, 32), "16832": (16, 8, 32), "168256": (16, 8, 256)}
+
+
+def tensor_work(tokens: list[str] | tuple[str, ...]) -> int:
+    """A warp MMA's multiply-adds in units of Volta's HMMA.884 (256 per warp), 0 when the shape is
+    not a known one (Hopper's warpgroup GMMA): the timing model scales the tensor unit's latency and
+    interval by it against the GPU's own instruction (latency.tensor_work)."""
+    for tok in tokens[1:]:
+        shape = _MMA_SHAPES.get(tok)
+        if shape is not None:
+            m, n, k = shape
+            return max(1, m * n * k // 256)
+    return 0
 
 
 def _mem_width(tokens: list[str], opcode: str) -> int:

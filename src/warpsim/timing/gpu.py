@@ -71,7 +71,9 @@ from warpsim.timing.state import (
     K_WINST,
     MILLI,
     N_PCOLS,
+    P_HALF2,
     P_IC_ON,
+    P_TENSOR_WORK,
     PENDING_PER_WARP,
     POLICIES,
     STALL_NAMES,
@@ -172,7 +174,9 @@ class Simulator:
                        sm.two_level_active_warps, sm.max_threads, sm.registers, sm.shared_memory,
                        round(sm.cta_dispatch_cycles * MILLI), sm.cta_launch_latency)
         ic = gpu.icache
-        p[P_IC_ON:] = icache_params(gpu, memory_model or gpu.memory_model)
+        p[P_IC_ON:P_HALF2] = icache_params(gpu, memory_model or gpu.memory_model)
+        p[P_HALF2] = int(gpu.latency.half2_double_issue)
+        p[P_TENSOR_WORK] = gpu.latency.tensor_work
         self.pr = Params(p=p, lat=lat, units=np.stack([per_core, remap]).astype(np.int64))
         n_warps = sm.count * sm.max_warps
         n_ctas = sm.count * sm.max_ctas

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from warpsim.ir.kinds import FLAG_GRID_SYNC, FLAG_HALF_II, STALL_SHIFT, InstKind
+from warpsim.ir.kinds import FLAG_GRID_SYNC, FLAG_HALF_II, STALL_SHIFT, InstKind, Unit
 from warpsim.ir.records import MAX_DST, MAX_SRC
 from warpsim.timing.cta_scheduler import arrive_grid_barrier, finish_warp, release_barrier
 from warpsim.timing.icache import fetch_line
@@ -57,8 +57,10 @@ from warpsim.timing.state import (
     MEMORY,
     NO_INSTRUCTION,
     P_ACTIVE_SET,
+    P_HALF2,
     P_IC_ON,
     P_POLICY,
+    P_TENSOR_WORK,
     P_WARPS_PER_SM,
     PC_ISSUED,
     PC_WAIT,
@@ -94,6 +96,8 @@ K_STORE = int(InstKind.STORE)
 K_ATOMIC = int(InstKind.ATOMIC)
 K_BARRIER = int(InstKind.BARRIER)
 K_MEMBAR = int(InstKind.MEMBAR)
+K_ALU = int(InstKind.ALU)
+U_TENSOR = int(Unit.TENSOR)
 GTO, LRR, TWO_LEVEL = 0, 1, 2
 SKIP = -1
 FINISHED = -2
@@ -191,8 +195,12 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
         lc = st[si, I_LAT]
         latency = pr.lat[lc, 0]
         interval = pr.lat[lc, 1]
-        if st[si, I_FLAGS] & FLAG_HALF_II:
+        if st[si, I_FLAGS] & FLAG_HALF_II and p[P_HALF2]:
             interval = interval // 2
+        work = st[si, I_WIDTH]
+        if st[si, I_UNIT] == U_TENSOR and kind == K_ALU and 0 < p[P_TENSOR_WORK] < work:
+            latency = latency * work // p[P_TENSOR_WORK]      # an MMA worth several of the GPU's own
+            interval = interval * work // p[P_TENSOR_WORK]
         if interval < 1:
             interval = 1
         if kind == K_LOAD or kind == K_STORE or kind == K_ATOMIC:

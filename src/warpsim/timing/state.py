@@ -114,11 +114,11 @@ ITER_BUDGET = 1 << 16
 # Params.p entries
 # (P_CTA_DISPATCH: sm.cta_dispatch_cycles in thousandths of a cycle; P_CTA_LAUNCH: sm.cta_launch_latency;
 # P_IC_*: the instruction cache, icache.py: on, sets, ways, fill latency from the L2 and from DRAM,
-# lines prefetched with a miss)
+# lines prefetched with a miss; P_HALF2: latency.half2_double_issue; P_TENSOR_WORK: latency.tensor_work)
 (P_NSMS, P_WARPS_PER_SM, P_CTAS_PER_SM, P_SUB_CORES, P_POLICY, P_ACTIVE_SET, P_MAX_THREADS,
  P_MAX_REGS, P_MAX_SMEM, P_CTA_DISPATCH, P_CTA_LAUNCH, P_IC_ON, P_IC_SETS, P_IC_WAYS, P_IC_L2,
- P_IC_DRAM, P_IC_PREFETCH) = range(17)
-N_PCOLS = 17
+ P_IC_DRAM, P_IC_PREFETCH, P_HALF2, P_TENSOR_WORK) = range(19)
+N_PCOLS = 19
 MILLI = 1000
 
 # time-series columns (the last three are the memory system's cumulative counters, memory.mem_sample;

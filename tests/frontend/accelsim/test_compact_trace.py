@@ -82,7 +82,7 @@ def test_stale_copy_is_ignored_with_a_warning(tmp_path):
     (lambda b: b[:-64], "outside the file"),
     (lambda b: b[:100], "unreadable header"),
     (lambda b: b"XXXXXXXX" + b[8:], "wrong magic"),
-    (lambda b: b[:8] + struct.pack("<I", 99) + b[12:], "format version 99; this warpsim reads version 1"),
+    (lambda b: b[:8] + struct.pack("<I", 99) + b[12:], "format version 99; this warpsim reads version 2"),
     (lambda b: b[:16] + b"\xff" * 8 + b[24:], "unreadable header"),
     (lambda b: b"", "empty file"),
 ])

@@ -41,7 +41,7 @@ from warpsim.ir.sass import ARCH_TABLES, OpcodeDecoder, OpcodeEncoder, arch_of, 
     ("WARPSYNC", InstKind.BRANCH, Unit.BRA, LatClass.BRA, MemSpace.NONE, 0, 0),
     ("RET.REL.NODEC", InstKind.BRANCH, Unit.BRA, LatClass.BRA, MemSpace.NONE, 0, 0),
     ("TEX.SCR.LL", InstKind.ALU, Unit.TEX, LatClass.TEX, MemSpace.NONE, 0, 0),
-    ("HMMA.884.F32.F32.STEP0", InstKind.ALU, Unit.TENSOR, LatClass.TENSOR, MemSpace.NONE, 0, 0),
+    ("HMMA.884.F32.F32.STEP0", InstKind.ALU, Unit.TENSOR, LatClass.TENSOR, MemSpace.NONE, 0, 1),   # 256 MACs
     ("IMMA.8816.S8.S8", InstKind.ALU, Unit.INT, LatClass.INT, MemSpace.NONE, 0, 0),   # Volta: INTP_OP
     ("IMAD.MOV.U32", InstKind.ALU, Unit.INT, LatClass.INT, MemSpace.NONE, 0, 0),
     ("S2R", InstKind.ALU, Unit.INT, LatClass.INT, MemSpace.NONE, 0, 0),

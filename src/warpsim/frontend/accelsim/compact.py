@@ -4,7 +4,8 @@
 reader then takes the thread blocks from it (no parsing, no decompression) as long as the text
 file is unchanged (same size and modification time; otherwise it warns and parses the text).
 
-Layout (format version 1, little-endian): 8-byte magic `WSCTRACE`, u32 format version, u32
+Layout (format version 2, little-endian; version 2: MMA instructions carry their work, in Volta
+HMMA.884s, in `width` (ir/sass.py tensor_work)): 8-byte magic `WSCTRACE`, u32 format version, u32
 header length, a JSON header, then 64-byte aligned raw columns named in the header: per thread
 block its index and first warp; per warp its first instruction and first address row (so warp i
 of the file is instructions warp_inst[i]:warp_inst[i+1]); per instruction the WarpTrace columns
@@ -29,7 +30,7 @@ from warpsim.errors import InputError
 from warpsim.ir.records import MAX_DST, MAX_SRC, WARP_SIZE, CtaTrace, KernelInfo, PackedCta, WarpTrace
 
 MAGIC = b"WSCTRACE"
-VERSION = 1
+VERSION = 2
 SUFFIX = ".wsc"
 _ALIGN = 64
 _PREFIX = struct.Struct("<8sII")
