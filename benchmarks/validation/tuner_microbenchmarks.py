@@ -61,7 +61,8 @@ def measurements(text: str) -> dict[str, float]:
 
 
 def titanv_sections(path: Path) -> dict[str, dict[str, float]]:
-    """Program name -> its "label = number" lines, from the suite's run_all output."""
+    """Program name (lower case: the output names Atomic_add_lat atomic_add_lat) -> its "label =
+    number" lines, from the suite's run_all output."""
     sections: dict[str, list[str]] = {}
     name = None
     for line in path.read_text().splitlines():
@@ -71,15 +72,15 @@ def titanv_sections(path: Path) -> dict[str, dict[str, float]]:
             sections[name] = []
         elif name is not None:
             sections[name].append(line)
-    return {k: measurements("\n".join(v)) for k, v in sections.items()}
+    return {k.lower(): measurements("\n".join(v)) for k, v in sections.items()}
 
 
 def programs(src: Path) -> dict[str, Path]:
     """Program name -> its source, for every one-source program of the suite."""
     out = {}
     for d in sorted((src / SUITE / "ubench").glob("*/*")):
-        cu = d / f"{d.name}.cu"
-        if cu.is_file():
+        cu = next((f for f in sorted(d.glob("*.cu")) if f.stem.lower() == d.name.lower()), None)
+        if cu is not None:                  # atomics/Atomic_add_lat holds atomic_add_lat.cu
             out[d.name] = cu
     return out
 
@@ -119,7 +120,7 @@ def compare(name: str, got: dict[str, float], ref: dict[str, float]) -> list[dic
         want = ref.get(label)
         if want is None:
             continue
-        scaled = "Mem BW" in label or name.startswith("mem_bw")
+        scaled = label == "Mem BW"
         target = want * DRAM_SCALE if scaled else want
         rows.append({"program": name, "metric": label, "warpsim": value, "titanv": want,
                      "reference": target, "scaled_dram": scaled,
@@ -144,14 +145,14 @@ def main() -> int:
     wanted = {p for p in args.only.split(",") if p}
     results, rows = {}, []
     for name, cu in programs(src).items():
-        if (wanted and name not in wanted) or (not wanted and name not in ref):
+        if (wanted and name not in wanted) or (not wanted and name.lower() not in ref):
             continue
         exe, err = build(cu, compat)
         for isa in args.isa.split(","):
             res = {"verdict": "build failed", "error": err} if exe is None else run(exe, isa, args.timeout)
             results[f"{name}/{isa}"] = res
             got = res.get("measured", {})
-            for row in compare(name, got, ref.get(name, {})):
+            for row in compare(name, got, ref.get(name.lower(), {})):
                 rows.append({**row, "isa": isa})
             print(f"{name:24s} {isa:4s} {res['verdict']:12s} {res.get('wall_s', 0):7.1f} s  "
                   + "; ".join(f"{k} = {v:g}" for k, v in got.items()), flush=True)

@@ -33,7 +33,8 @@ SPOT: dict[str, list[tuple[str, object]]] = {
         ("dram.tRC", 40), ("dram.tCCDL", 2), ("clocks.core", 1132.0), ("clocks.dram", 850.0),
         ("latency.dp", (8, 4)), ("latency.sfu", (20, 8)), ("latency.tensor", (2, 2)),
         ("latency.tex", (200, 4)), ("ptx_latency.int", (4, 4, 4, 5, 145)),
-        ("ptx_latency.dp_ii", (4, 4, 4, 4, 130)), ("ptx_latency.sfu", (100, 8)),
+        ("ptx_latency.dp_ii", (4, 4, 4, 4, 130)), ("ptx_latency.sfu", (21, 8)),   # [UB] tuner
+        ("ptx_latency.tensor", (35, 32)), ("latency.half2_double_issue", False), ("latency.tensor_work", 1),
         ("fixed_memory.global_", 33), ("fixed_memory.atomic", 190), ("l2.atomic_latency", 30),  # [UB]
     ],
     "RTX2060": [
