@@ -174,3 +174,59 @@ def test_guarded_and_divergent_reads_are_per_warp_issues(gpu, monkeypatch, engin
         # the two paths issue one after the other, whichever the stack runs first
         assert {int(v[even, 1][0]), int(v[odd, 2][0])} == {first, second}
         assert len(set(v[even, 1])) == 1 and len(set(v[odd, 2])) == 1
+
+
+PRINTS = HEAD + """
+.extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+.global .align 1 .b8 $str[4] = {104, 105, 10, 0};
+
+.visible .entry prints(.param .u64 out)
+{
+  .reg .u64 %rd<8>;
+  .reg .u32 %r<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %clock;
+  mov.u64 %rd5, $str;
+  cvta.global.u64 %rd6, %rd5;
+  mov.u64 %rd7, 0;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0+0], %rd6;
+  .param .b64 param1;
+  st.param.b64 [param1+0], %rd7;
+  .param .b32 retval0;
+  call.uni (retval0), vprintf, (param0, param1);
+  }
+  mov.u32 %r2, %clock;
+  st.global.u32 [%rd1], %r1;
+  st.global.u32 [%rd1+4], %r2;
+  ret;
+}
+"""
+
+
+def test_the_launch_prints_once_whether_its_clocks_are_timed_or_not(gpu, capfd, monkeypatch):
+    """The probe run's printf is held back; only the run that stands prints. A simulation that
+    fails leaves the step counts and says why."""
+    import io
+
+    from warpsim.errors import WarpsimError
+
+    monkeypatch.setattr(clocks, "_WARNED", set())
+    for timer_fails in (False, True):
+        dev = _timed_device(gpu)
+        if timer_fails:
+            def broken(src):
+                raise WarpsimError("no timing today")
+            dev.clock_timer = broken
+        dev.printf_sink = sink = io.StringIO()
+        out = dev.to_device(np.zeros(2, dtype=np.uint32))
+        src = load_ptx(PRINTS, device=dev).launch("prints", 1, 1, [out], mode="timing")
+        assert sink.getvalue() == "hi\n" and dev.printf_log == ["hi\n"]
+        start, stop = (int(v) for v in dev.to_host(out))
+        assert (src.clock_table is None) == timer_fails
+        if timer_fails:
+            assert stop - start < 100                         # steps x 4
+            assert "timing its clock reads failed (no timing today)" in capfd.readouterr().err
+        else:
+            assert src.clock_table.total == 2 and stop > start

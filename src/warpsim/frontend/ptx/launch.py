@@ -11,12 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from warpsim.errors import InputError
+from warpsim.errors import InputError, WarpsimError
 from warpsim.frontend.ptx.checks import check_function_ends, read_ptx_file
 from warpsim.frontend.ptx.clocks import ClockMismatch, ClockTable, clock_pcs, warn_once
 from warpsim.frontend.ptx.compiled.batch import CompiledKernel, profile_counts
 from warpsim.frontend.ptx.compiled.batch import cta_traces as compiled_traces
 from warpsim.frontend.ptx.compiled.batch import run_batch as run_compiled
+from warpsim.frontend.ptx.decode_host import emit_printf
 from warpsim.frontend.ptx.kernel import Kernel, linked_kernel
 from warpsim.frontend.ptx.machine import Batch, run_batch
 from warpsim.frontend.ptx.memory import LOCAL_BASE, SHMEM_BASE, Device, DeviceArray
@@ -324,29 +325,40 @@ class Module:
         return LaunchResult(k.name, g, b, n, time.perf_counter() - t0, self.device.printf_log[first_line:])
 
     def _time_clocks(self, src: PtxKernelSource, timer, before, per: int) -> None:
-        """Run `src` again with its clock reads answered by the timing model (clocks.py): the probe
-        run's memory is undone, and so is its held-back printf output."""
+        """Run `src` again with its clock reads answered by the timing model (clocks.py). Each run
+        starts from the memory the launch found and holds its printf output back; only the run that
+        stands emits it. Without usable times (clock-dependent control flow, a failed simulation) the
+        launch keeps its step counts, and says why."""
         memory, sink, lines = before
         dev = self.device
-        table = timer(src)
-        dev.heap[:memory.size] = memory
-        del dev.printf_log[lines:]
-        dev.printf_sink = sink
         info = src.info
-        try:
-            table.start()
-            self._run(src.kernel, info.grid, info.block, src._kparams, src._dyn, per, None, clocks=table)
-            table.check_complete()
-            src.clock_table = table
-        except ClockMismatch as e:
+
+        def run_again(clocks) -> None:
             dev.heap[:memory.size] = memory
             del dev.printf_log[lines:]
-            dev.printf_sink = sink
-            self._run(src.kernel, info.grid, info.block, src._kparams, src._dyn, per, None)
-            warn_once(f"kernel {info.name}: its control flow depends on the clock values it reads ({e}); "
-                      "warpsim cannot feed simulated time back into execution, so its clock reads "
-                      "count emulation steps (x4), not cycles")
-        dev.replay().resync()
+            self._run(src.kernel, info.grid, info.block, src._kparams, src._dyn, per, None, clocks=clocks)
+
+        why = None
+        try:
+            table = timer(src)
+            table.start()
+            run_again(table)
+            table.check_complete()
+        except ClockMismatch as e:
+            why = (f"its control flow depends on the clock values it reads ({e}); warpsim cannot feed "
+                   "simulated time back into execution")
+        except WarpsimError as e:
+            why = f"timing its clock reads failed ({e})"
+        if why is None:
+            src.clock_table = table
+            dev.replay().resync()       # the replica ran it with step counts; it takes the live memory
+        else:
+            run_again(None)             # as the replica ran it
+            warn_once(f"kernel {info.name}: {why}, so its clock reads count emulation steps (x4), not cycles")
+        dev.printf_sink = sink
+        held = dev.printf_log[lines:]
+        del dev.printf_log[lines:]
+        emit_printf(dev, held)          # logged again and written to the program's sink
 
     def _profile(self, k: Kernel, g, b, kp: bytes, dyn: int, per: int, tpc: int,
                  sectors: bool = True) -> KernelProfile:
