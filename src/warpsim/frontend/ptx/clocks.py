@@ -44,6 +44,47 @@ def clock_pcs(kernel) -> np.ndarray:
     return got
 
 
+# instructions whose first operand is read, not written (as frontend/ptx/decode.py lists them)
+_NO_DST = frozenset(("st", "red", "bar", "barrier", "membar", "fence", "bra", "call", "ret", "exit", "trap",
+                     "prefetch", "cp", "nop", "stmatrix", "sust"))
+
+
+def clock_dependence(kernel) -> str | None:
+    """Where a value computed from a clock read (register data flow) decides control flow (a
+    predicate) or an address, or None: such a kernel would execute differently once its reads
+    return other values, so warpsim does not time them (a delay loop spinning on clock()).
+    Dependences through memory are caught when the second run reads the clock a different number
+    of times (ClockMismatch)."""
+    got = getattr(kernel, "_clock_dependence", False)
+    if got is not False:
+        return got
+    from warpsim.frontend.ptx.operands import reg_ids
+
+    insts = kernel.prog.insts
+    reads = set(clock_pcs(kernel).tolist())
+    tainted: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for i, fi in enumerate(insts):
+            if not fi.ops or fi.base in _NO_DST:
+                continue
+            if i in reads or any(r in tainted for o in fi.ops[1:] for r in reg_ids(o)):
+                for d in reg_ids(fi.ops[0]):
+                    if d not in tainted:
+                        tainted.add(d)
+                        changed = True
+    got = None
+    for fi in insts:
+        addressed = any(o.kind == "addr" and o.rid in tainted for o in fi.ops)
+        how = "is predicated on" if fi.guard in tainted else "addresses memory with" if addressed else None
+        if how:
+            got = f"line {fi.line}: '{fi.text.strip()}' {how} a value computed from a clock read"
+            break
+    kernel._clock_dependence = got
+    return got
+
+
 _WARNED: set[str] = set()
 
 

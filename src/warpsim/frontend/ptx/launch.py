@@ -13,7 +13,7 @@ import numpy as np
 
 from warpsim.errors import InputError, WarpsimError
 from warpsim.frontend.ptx.checks import check_function_ends, read_ptx_file
-from warpsim.frontend.ptx.clocks import ClockMismatch, ClockTable, clock_pcs, warn_once
+from warpsim.frontend.ptx.clocks import ClockMismatch, ClockTable, clock_dependence, clock_pcs, warn_once
 from warpsim.frontend.ptx.compiled.batch import CompiledKernel, profile_counts
 from warpsim.frontend.ptx.compiled.batch import cta_traces as compiled_traces
 from warpsim.frontend.ptx.compiled.batch import run_batch as run_compiled
@@ -299,7 +299,11 @@ class Module:
             if self.device.launch_listener is not None:     # memory as this launch sees it, before it runs
                 self.device.launch_listener(src, self.device)
             before = None
-            if timer is not None and clock_pcs(k).size:     # timed clock reads: a probe run first
+            dependence = clock_dependence(k) if timer is not None and clock_pcs(k).size else None
+            if dependence:
+                warn_once(f"kernel {k.name}: {dependence}; warpsim cannot feed simulated time back into "
+                          "execution, so its clock reads count emulation steps (x4), not cycles")
+            elif timer is not None and clock_pcs(k).size:     # timed clock reads: a probe run first
                 before = (self.device.heap[:self.device.top].copy(), self.device.printf_sink,
                           len(self.device.printf_log))
                 self.device.printf_sink = None
