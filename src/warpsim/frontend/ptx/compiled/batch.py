@@ -82,6 +82,14 @@ class CompiledKernel:
     def ok(self) -> bool:
         return self.tables is not None
 
+    def clock_tables(self) -> dict:
+        """The tables with clock reads as host steps (encode's host_clocks), built once per kernel."""
+        k = self.kernel
+        tables = getattr(k, "_encoded_clocks", None)
+        if tables is None:
+            tables = k._encoded_clocks = encode(k, host_clocks=True)
+        return tables
+
 
 class BatchResult:
     __slots__ = ("steps", "thread_insts", "log", "addr", "counters", "bbv")
@@ -107,7 +115,7 @@ def run_batch(ck: CompiledKernel, ctas, grid, block, device, kparam_bytes: bytes
     `clocks` (timing mode's ClockTable) answers the clock reads, which always run as host steps."""
     k = ck.kernel
     prog = k.prog
-    tb = ck.tables
+    tb = ck.tables if clocks is None else ck.clock_tables()
     nthreads = block[0] * block[1] * block[2]
     wpc = -(-nthreads // 32)
     tpc = wpc * 32

@@ -51,8 +51,9 @@ _ALLOCATES = ("malloc", "free")
 
 
 class Encoder:
-    def __init__(self, kernel) -> None:
+    def __init__(self, kernel, host_clocks: bool = False) -> None:
         self.k = kernel
+        self.host_clocks = host_clocks
         prog = kernel.prog
         self.rt = prog.reg_types
         n = len(kernel.ops)
@@ -98,7 +99,7 @@ class Encoder:
                 o[1] = _normalized(int(v), t)
             return
         if k == "sreg":
-            if ref.name in CLOCK_SREGS:     # timing mode answers with simulated cycles (ptx/clocks.py)
+            if ref.name in CLOCK_SREGS and self.host_clocks:    # timed clock reads (ptx/clocks.py)
                 raise NotCompiled("clock read")
             code = C.SREG_CODES.get(ref.name)
             if code is None:
@@ -552,6 +553,8 @@ def _generic_symbol_base(fi, a) -> int:
     return 0
 
 
-def encode(kernel) -> dict:
-    """The kernel's tables for the compiled engine; raises NotCompiled naming the first form it lacks."""
-    return Encoder(kernel).encode()
+def encode(kernel, host_clocks: bool = False) -> dict:
+    """The kernel's tables for the compiled engine; raises NotCompiled naming the first form it lacks.
+    `host_clocks`: clock reads run as host steps, so a ClockTable can answer them (a second set of
+    tables, used only for runs with timed clocks: a delay loop reads the clock millions of times)."""
+    return Encoder(kernel, host_clocks).encode()
