@@ -270,3 +270,16 @@ def test_the_launch_prints_once_whether_its_clocks_are_timed_or_not(gpu, capfd, 
             assert "timing its clock reads failed (no timing today)" in capfd.readouterr().err
         else:
             assert src.clock_table.total == 2 and stop > start
+
+
+def test_a_probe_that_faults_gives_the_printf_sink_back(gpu):
+    import io
+
+    from warpsim.errors import InputError
+
+    dev = _timed_device(gpu)
+    dev.printf_sink = sink = io.StringIO()
+    mod = load_ptx(PRINTS, device=dev)
+    with pytest.raises(InputError, match="out-of-bounds global access"):
+        mod.launch("prints", 1, 1, [0], mode="timing")          # stores through a null pointer
+    assert dev.printf_sink is sink and sink.getvalue() == "hi\n"

@@ -307,11 +307,16 @@ class Module:
                 before = (self.device.heap[:self.device.top].copy(), self.device.printf_sink,
                           len(self.device.printf_log))
                 self.device.printf_sink = None
-            if profile:
-                kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc, sectors=profile != "light")
-                work = int(kprof.counters.get("thread_insts", 0))
-            else:
-                work = int(self._run(k, g, b, kp, shared_bytes, per, None))
+            try:
+                if profile:
+                    kprof = self._profile(k, g, b, kp, shared_bytes, per, tpc, sectors=profile != "light")
+                    work = int(kprof.counters.get("thread_insts", 0))
+                else:
+                    work = int(self._run(k, g, b, kp, shared_bytes, per, None))
+            except BaseException:
+                if before is not None:      # a probe that faults: what it printed is printed after all
+                    self._release_printf(before[1], before[2])
+                raise
             self.device.replay().after_launch(work)
             if profile:
                 src.profile = kprof
@@ -359,6 +364,11 @@ class Module:
         else:
             run_again(None)             # as the replica ran it
             warn_once(f"kernel {info.name}: {why}, so its clock reads count emulation steps (x4), not cycles")
+        self._release_printf(sink, lines)
+
+    def _release_printf(self, sink, lines: int) -> None:
+        """Give the device its printf sink back and send it what was held since log line `lines`."""
+        dev = self.device
         dev.printf_sink = sink
         held = dev.printf_log[lines:]
         del dev.printf_log[lines:]
