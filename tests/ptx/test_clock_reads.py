@@ -27,9 +27,12 @@ HEAD = """.version 7.0
 .address_size 64
 """
 
-SPIN = HEAD + """
-.visible .entry spin(.param .u64 out)
-{
+def _delay_loop(name: str, wait: str, after: str = "") -> str:
+    """A kernel that spins until 200 cycles have passed since its first clock read; `wait` ends with
+    the setp of %p1 that decides, `after` follows the loop."""
+    return HEAD + f"""
+.visible .entry {name}(.param .u64 out)
+{{
   .reg .u64 %rd<4>;
   .reg .u32 %r<6>;
   .reg .pred %p<2>;
@@ -38,12 +41,14 @@ SPIN = HEAD + """
 SPIN:
   mov.u32 %r3, %clock;
   sub.u32 %r4, %r3, %r2;
-  setp.lt.u32 %p1, %r4, 200;
+{wait}
   @%p1 bra SPIN;
-  st.global.u32 [%rd1], %r4;
-  ret;
-}
+{after}  ret;
+}}
 """
+
+
+SPIN = _delay_loop("spin", "  setp.lt.u32 %p1, %r4, 200;", "  st.global.u32 [%rd1], %r4;\n")
 
 # 64 threads: lanes < 40 read under a guard (warp 1: 8 lanes), then odd and even lanes read on two
 # paths (two issues per warp); every thread stores its three values
@@ -163,24 +168,9 @@ def test_clock_dependent_control_flow_keeps_step_counts_and_says_so(gpu, capfd, 
 # the same delay loop through memory: the elapsed time is stored and loaded back before the test,
 # which register data flow does not follow; the second run reads the clock a different number of
 # times than the timed one and the launch keeps its step counts
-SPIN_MEMORY = HEAD + """
-.visible .entry spin_mem(.param .u64 out)
-{
-  .reg .u64 %rd<4>;
-  .reg .u32 %r<6>;
-  .reg .pred %p<2>;
-  ld.param.u64 %rd1, [out];
-  mov.u32 %r2, %clock;
-SPIN:
-  mov.u32 %r3, %clock;
-  sub.u32 %r4, %r3, %r2;
-  st.volatile.global.u32 [%rd1], %r4;
-  ld.volatile.global.u32 %r5, [%rd1];
-  setp.lt.u32 %p1, %r5, 200;
-  @%p1 bra SPIN;
-  ret;
-}
-"""
+SPIN_MEMORY = _delay_loop("spin_mem", "  st.volatile.global.u32 [%rd1], %r4;\n"
+                                      "  ld.volatile.global.u32 %r5, [%rd1];\n"
+                                      "  setp.lt.u32 %p1, %r5, 200;")
 
 
 def test_a_dependence_through_memory_is_caught_by_the_second_run(gpu, capfd, monkeypatch):

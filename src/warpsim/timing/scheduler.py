@@ -197,10 +197,10 @@ def try_issue(g, q, t, ar, bl, wp, sc, ct, sms, kn, gl, pr, ms):
         interval = pr.lat[lc, 1]
         if st[si, I_FLAGS] & FLAG_HALF_II and p[P_HALF2]:
             interval = interval // 2
-        work = st[si, I_WIDTH]
-        if st[si, I_UNIT] == U_TENSOR and kind == K_ALU and 0 < p[P_TENSOR_WORK] < work:
-            latency = latency * work // p[P_TENSOR_WORK]      # an MMA worth several of the GPU's own
-            interval = interval * work // p[P_TENSOR_WORK]
+        # an MMA worth several of the GPU's own (latency.tensor_work): the width column only here
+        if st[si, I_UNIT] == U_TENSOR and kind == K_ALU and 0 < p[P_TENSOR_WORK] < st[si, I_WIDTH]:
+            latency = latency * st[si, I_WIDTH] // p[P_TENSOR_WORK]
+            interval = interval * st[si, I_WIDTH] // p[P_TENSOR_WORK]
         if interval < 1:
             interval = 1
         if kind == K_LOAD or kind == K_STORE or kind == K_ATOMIC:

@@ -44,11 +44,6 @@ def clock_pcs(kernel) -> np.ndarray:
     return got
 
 
-# instructions whose first operand is read, not written (as frontend/ptx/decode.py lists them)
-_NO_DST = frozenset(("st", "red", "bar", "barrier", "membar", "fence", "bra", "call", "ret", "exit", "trap",
-                     "prefetch", "cp", "nop", "stmatrix", "sust"))
-
-
 def clock_dependence(kernel) -> str | None:
     """Where a value computed from a clock read (register data flow) decides control flow (a
     predicate) or an address, or None: such a kernel would execute differently once its reads
@@ -58,6 +53,7 @@ def clock_dependence(kernel) -> str | None:
     got = getattr(kernel, "_clock_dependence", False)
     if got is not False:
         return got
+    from warpsim.frontend.ptx.decode import writes_first_operand
     from warpsim.frontend.ptx.operands import reg_ids
 
     insts = kernel.prog.insts
@@ -67,7 +63,7 @@ def clock_dependence(kernel) -> str | None:
     while changed:
         changed = False
         for i, fi in enumerate(insts):
-            if not fi.ops or fi.base in _NO_DST:
+            if not writes_first_operand(fi):
                 continue
             if i in reads or any(r in tainted for o in fi.ops[1:] for r in reg_ids(o)):
                 for d in reg_ids(fi.ops[0]):
@@ -128,11 +124,11 @@ class ClockTable:
         present = np.flatnonzero(lanes.reshape(-1, 32).any(axis=1))
         cyc = np.zeros(T, dtype=np.uint64)
         gx, gy = batch.grid[0], batch.grid[1]
+        counts = batch.__dict__.setdefault("clock_reads", {})    # per warp; a warp runs in one batch
         for w in present.tolist():
             ci, wl = divmod(w, batch.wpc)
             x, y, z = (int(v) for v in batch.ctas[ci])
             key = (x + gx * (y + gy * z), wl)
-            counts = batch.__dict__.setdefault("clock_reads", {})    # a warp runs in one batch
             n = counts.get(key, 0)
             seq = self.reads.get(key)
             if seq is None or n >= seq.size:

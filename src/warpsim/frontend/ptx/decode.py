@@ -443,6 +443,16 @@ def _decode_control(fi: FlatInst) -> Op | None:
     return None
 
 
+_READS_FIRST_OPERAND = frozenset(("st", "red", "bar", "barrier", "membar", "fence", "bra", "call", "ret",
+                                  "exit", "trap", "prefetch", "cp", "nop", "stmatrix", "sust"))
+
+
+def writes_first_operand(fi: FlatInst) -> bool:
+    """Whether an instruction's first operand is its destination (a store's is an address it reads)."""
+    return bool(fi.ops) and fi.base not in _READS_FIRST_OPERAND and \
+        not fi.opcode.startswith(("wmma.store", "mbarrier.init", "mbarrier.inval"))
+
+
 def decode_inst(fi: FlatInst, c: Ctx) -> Op:
     from warpsim.frontend.ptx import decode_ext, decode_host, decode_mbar, decode_mem, decode_mma, decode_tex
     op = _decode_control(fi)
@@ -457,9 +467,7 @@ def decode_inst(fi: FlatInst, c: Ctx) -> Op:
     op.guard = fi.guard
     op.guard_neg = fi.guard_neg
     if not op.dst and not op.src:
-        nodst = fi.base in ("st", "red", "bar", "barrier", "membar", "fence", "bra", "call", "ret", "exit",
-                            "trap", "prefetch", "cp", "nop", "stmatrix", "sust") or not fi.ops \
-            or fi.opcode.startswith(("wmma.store", "mbarrier.init", "mbarrier.inval"))
+        nodst = not writes_first_operand(fi)
         dst = [] if nodst else reg_ids(fi.ops[0])
         src = [r for o in (fi.ops if nodst else fi.ops[1:]) for r in reg_ids(o)]
         if fi.guard >= 0:

@@ -23,6 +23,7 @@ import heapq
 import os
 
 from warpsim.errors import InputError
+from warpsim.frontend.ptx.clocks import CLOCK_SREGS
 from warpsim.frontend.ptx.program import FlatInst, Ref
 
 ORDERS = ("scheduled", "source")
@@ -36,7 +37,6 @@ _ALU = frozenset({
 })
 _ORDERED = frozenset({"volatile", "relaxed", "acquire", "release", "sc", "mmio", "async", "bulk"})
 _CARRY = frozenset({"addc", "subc", "madc"})
-_CLOCKS = frozenset({"%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi"})
 _SPACES = ("global", "shared", "local", "const", "param")
 _GENERIC = "generic"
 
@@ -62,7 +62,7 @@ def _regs(refs: list[Ref], out: set[int]) -> bool:
     for r in refs:
         if r.kind == "reg" or (r.kind == "addr" and r.rid >= 0):
             out.add(r.rid)
-        elif r.kind == "sreg" and r.name in _CLOCKS:
+        elif r.kind == "sreg" and r.name in CLOCK_SREGS:
             ok = False
         if r.elems:
             ok = _regs(r.elems, out) and ok
