@@ -56,3 +56,19 @@ def test_fp16x2_rate_follows_the_description():
     assert _gaps(double, n) == [1] * (n - 1)
     assert same.kernels[0].cycles - double.kernels[0].cycles == n - 1
     assert same.kernels[0].cycles > LAUNCH
+
+
+def test_the_analytic_models_charge_a_wider_mma_as_the_core_does():
+    from timing_kit import kernel as make_kernel
+
+    from warpsim.analytic.characterize import characterize, mma_scale
+    from warpsim.config import load_gpu
+
+    gpu = load_gpu("QV100")
+    warp = _independent(4, U.TENSOR, L.TENSOR, width=4)
+    assert mma_scale(warp.kind, warp.unit, warp.width, gpu).tolist() == [4, 4, 4, 4, 1]   # EXIT: 1
+    kc = characterize(make_kernel([warp]), gpu)
+    assert kc.mma_extra_by_pipe[U.TENSOR].sum() == 4 * 3
+    assert kc.warp_by_pipe[U.TENSOR].sum() == 4                  # still counts instructions
+    assert kc.rep.scale.tolist() == [4, 4, 4, 4, 1]
+    assert mma_scale(warp.kind, warp.unit, warp.width, load_gpu("A100")).tolist() == [1] * 5

@@ -55,6 +55,7 @@ class RepWarp:
     requests: np.ndarray   # int64 [n] sector requests per instruction (0 if not memory)
     lines: np.ndarray      # int64 [n] 128 B lines per instruction
     ways: np.ndarray       # int64 [n] shared-memory conflict ways (1 otherwise)
+    scale: np.ndarray | None = None   # int64 [n] latency/interval multiple (mma_scale), None: all 1
 
     def __len__(self) -> int:
         return int(self.kind.shape[0])
@@ -75,6 +76,8 @@ class KernelChar:
     thread_by_unit: np.ndarray = field(default_factory=lambda: np.zeros(N_UNITS))
     warp_by_pipe: np.ndarray = field(default_factory=lambda: np.zeros((N_UNITS, N_LAT_CLASSES)))
     half_ii_by_pipe: np.ndarray = field(default_factory=lambda: np.zeros((N_UNITS, N_LAT_CLASSES)))
+    # intervals more than one per instruction that MMAs of a larger shape take (mma_scale - 1, summed)
+    mma_extra_by_pipe: np.ndarray = field(default_factory=lambda: np.zeros((N_UNITS, N_LAT_CLASSES)))
     sp_flops: float = 0.0
     dp_flops: float = 0.0
     mem: dict[str, float] = field(default_factory=dict)   # "<space>_<kind>" -> warp instructions
@@ -178,6 +181,18 @@ class KernelChar:
         }
 
 
+def mma_scale(kind: np.ndarray, unit: np.ndarray, width: np.ndarray, gpu) -> np.ndarray:
+    """Per instruction the multiple of its class's latency and interval the timing core charges: an
+    MMA worth several of the GPU's own (latency.tensor_work; timing/scheduler.py), 1 otherwise."""
+    out = np.ones(kind.shape[0], dtype=np.int64)
+    native = int(gpu.latency.tensor_work)
+    if native > 0:
+        w = width.astype(np.int64)
+        big = (unit == Unit.TENSOR) & (kind == InstKind.ALU) & (w > native)
+        out[big] = w[big] // native
+    return out
+
+
 def _concat(warps: list[WarpTrace]) -> dict[str, np.ndarray]:
     names = ("mask", "kind", "unit", "lat", "flags", "space", "width", "mem_row")
     out = {n: np.concatenate([getattr(w, n) for w in warps]) for n in names}
@@ -210,6 +225,7 @@ class _Footprint:
 class _Accumulator:
     def __init__(self, kc: KernelChar, gpu) -> None:
         self.kc = kc
+        self.gpu = gpu
         self.banks = gpu.shared.banks
         self.bank_width = gpu.shared.bank_width
         self.reads = _Footprint()
@@ -235,6 +251,10 @@ class _Accumulator:
         size = N_UNITS * N_LAT_CLASSES
         half = (a["flags"] & FLAG_HALF_II) != 0
         kc.warp_by_pipe += np.bincount(pipe, minlength=size)[:size].reshape(N_UNITS, N_LAT_CLASSES)
+        extra = mma_scale(a["kind"], a["unit"], a["width"], self.gpu) - 1
+        if extra.any():
+            by_pipe = np.bincount(pipe, weights=extra, minlength=size)[:size]
+            kc.mma_extra_by_pipe += by_pipe.reshape(N_UNITS, N_LAT_CLASSES)
         kc.half_ii_by_pipe += np.bincount(pipe[half], minlength=size)[:size].reshape(N_UNITS, N_LAT_CLASSES)
         alu = a["kind"] == InstKind.ALU
         fl = _FLOPS[a["lat"]] * lanes * np.where(half, 2, 1) * alu
@@ -313,7 +333,8 @@ def rep_warp(warp: WarpTrace, gpu) -> RepWarp:
                                   gpu.shared.banks, gpu.shared.bank_width)
     return RepWarp(kind=warp.kind.copy(), unit=warp.unit.copy(), lat=warp.lat.copy(),
                    flags=warp.flags.copy(), space=warp.space.copy(), dst=warp.dst.copy(),
-                   src=warp.src.copy(), requests=requests, lines=lines, ways=ways)
+                   src=warp.src.copy(), requests=requests, lines=lines, ways=ways,
+                   scale=mma_scale(warp.kind, warp.unit, warp.width, gpu))
 
 
 def characterize(kernel, gpu, *, max_ctas: int | None = None,
@@ -356,7 +377,7 @@ def _scale(kc: KernelChar, f: float) -> None:
                  "barriers", "membars"):
         setattr(kc, name, getattr(kc, name) * f)
     kc.warps = int(round(kc.warps * f))
-    for name in ("warp_by_unit", "thread_by_unit", "warp_by_pipe", "half_ii_by_pipe"):
+    for name in ("warp_by_unit", "thread_by_unit", "warp_by_pipe", "half_ii_by_pipe", "mma_extra_by_pipe"):
         setattr(kc, name, getattr(kc, name) * f)
     kc.mem = {k: v * f for k, v in kc.mem.items()}
 

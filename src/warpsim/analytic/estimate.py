@@ -103,7 +103,8 @@ def pipe_cycles(kc: KernelChar, m: Machine) -> dict[str, float]:
     busy = np.zeros(N_UNITS)
     for u in range(N_UNITS):
         full = kc.warp_by_pipe[u] - kc.half_ii_by_pipe[u]
-        busy[m.unit_of_class[u]] += float(full @ ii + kc.half_ii_by_pipe[u] @ half_ii)
+        busy[m.unit_of_class[u]] += float(full @ ii + kc.half_ii_by_pipe[u] @ half_ii
+                                          + kc.mma_extra_by_pipe[u] @ ii)
     mem_insts = sum(kc.mem.values())
     ldst = int(Unit.LDST)
     busy[ldst] += kc.ldst_occupancy - mem_insts * float(ii[LatClass.MEM])

@@ -62,6 +62,7 @@ def run_timeline(rep: RepWarp, m: Machine, *, dram_fraction: float = 1.0,
     spaces, reqs = rep.space.tolist(), rep.requests.tolist()
     lines, ways = rep.lines.tolist(), rep.ways.tolist()
     dsts, srcs = rep.dst.tolist(), rep.src.tolist()
+    scales = rep.scale.tolist() if rep.scale is not None else [1] * n
     for i in range(n):
         kind = kinds[i]
         ready = t
@@ -83,7 +84,7 @@ def run_timeline(rep: RepWarp, m: Machine, *, dram_fraction: float = 1.0,
                 mem_events += int(from_mem)
                 issued_since, bytes_since, t_start = 0, 0.0, ready_pipe
         t = ready_pipe
-        ii = int(lat[lats[i], 1])
+        ii = int(lat[lats[i], 1]) * scales[i]
         if flags[i] & FLAG_HALF_II and m.gpu.latency.half2_double_issue:
             ii = max(ii // 2, 1)
         if kind in (InstKind.LOAD, InstKind.STORE, InstKind.ATOMIC) and spaces[i] != MemSpace.NONE:
@@ -99,7 +100,7 @@ def run_timeline(rep: RepWarp, m: Machine, *, dram_fraction: float = 1.0,
                     reg_src[r] = True
         else:
             pipe_free[u] = t + ii / max(int(m.units_per_core[u]), 1)
-            done = t + int(lat[lats[i], 0])
+            done = t + int(lat[lats[i], 0]) * scales[i]
             for r in dsts[i]:
                 if r >= 0:
                     regs[r] = done
