@@ -175,3 +175,23 @@ def test_l2_traffic_counters_do_not_depend_on_what_each_side_calls_a_hit(tmp_pat
     hw2.write_text(ACCELSIM_HEADER + "b,calculate_temp,1,1,1,1,0,0,1,1,200,100,40,0,0,0,0,1000,1\n")
     (p,) = correlate([_sim_doc(tmp_path, [k])], hw2, ["l2_reads", "l2_writes"])["points"]
     assert (p["hw"]["l2_reads"], p["hw"]["l2_writes"]) == (300, 40)
+
+
+def test_a_pending_l1_hit_is_a_miss_to_accelsim_and_a_hit_to_nsight(tmp_path):
+    """Nsight's l1tex load lookup hits equal HIT + HIT_RESERVED on the H200 (pathfinder: 90 + 320,314
+    = 320,404); Accel-Sim's correlator counts a pending hit as a miss."""
+    k = _kernel("dynproc_kernel", 1000, 500, (90, 1000, 0, 10), (0, 0, 0, 0), 0, 0)
+    k["l1d"]["breakdown"]["GLOBAL_ACC_R"]["HIT_RESERVED"] = 310
+    k["l2"]["breakdown"]["GLOBAL_ACC_R"]["HIT_RESERVED"] = 0
+    sim = _sim_doc(tmp_path, [k])
+    acc = tmp_path / "acc.csv"
+    acc.write_text(ACCELSIM_HEADER
+                   + "pf,_Z14dynproc_kerneliPiS_S_iiii,400,600,0,10,0,0,0,0,0,0,0,0,0,0,0,900,1\n")
+    ncu = tmp_path / "ncu.csv"
+    ld = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_"
+    ncu.write_text(f'"ID","Kernel Name","{ld}hit.sum","{ld}miss.sum"\n"","","sector","sector"\n'
+                   f'"0","dynproc_kernel","400","600"\n')
+    a = correlate([sim], acc, ["l1_read_hits", "l1_read_misses"])["points"][0]["sim"]
+    n = correlate([sim], ncu, ["l1_read_hits", "l1_read_misses"])["points"][0]["sim"]
+    assert (a["l1_read_hits"], a["l1_read_misses"]) == (90, 910)
+    assert (n["l1_read_hits"], n["l1_read_misses"]) == (400, 600)

@@ -166,7 +166,8 @@ def correlate(sim_paths: Sequence[str | Path], hw_path: str | Path | Sequence[st
         hws = groups[key]
         p = Point(sname, key[1], key[0], how, len(launches), len(hws))
         for c in names:
-            p.sim[c] = _mean([COUNTERS[c].sim(k) for k in launches])
+            get = COUNTERS[c].sim_for(fmt)
+            p.sim[c] = _mean([get(k) for k in launches])
             p.hw[c] = _mean([h.values.get(c) for h in hws])
         points.append(p)
     stats = {}
