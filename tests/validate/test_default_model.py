@@ -28,10 +28,14 @@ def test_an_override_the_model_ignores_is_an_error(model_name, key):
         check_model_overrides(model_name, [key])
 
 
-@pytest.mark.parametrize("model_name", ["fixed", "hierarchy"])
-def test_a_field_no_model_reads_is_refused_as_an_override(model_name):
-    with pytest.raises(InputError, match="l1d.write_ratio_pct has no effect: the L1 does not allocate"):
-        check_model_overrides(model_name, ["l1d.write_ratio_pct=50"])
+def test_a_field_this_description_leaves_unread_is_refused_as_an_override():
+    """The share of the L1 kept for written lines means nothing to an L1 that never allocates on writes."""
+    with pytest.raises(InputError, match="l1d.write_ratio_pct=50: has no effect: this GPU's L1 does not "
+                                         "allocate lines on writes") as e:
+        load_gpu("QV100", ["l1d.write_allocate=false", "l1d.write_ratio_pct=50"])
+    assert "QV100" in str(e.value)
+    cfg = load_gpu("QV100", ["l1d.write_allocate=true", "l1d.write_ratio_pct=50"])
+    assert cfg.l1d.write_allocate and cfg.l1d.write_ratio_pct == 50
 
 
 def test_overrides_the_model_reads_pass():

@@ -27,7 +27,8 @@ FORMAT = "warpsim-checkpoint"
 # copies are lines of their own (LF_NEAR marks a copy, where it was a bitmask on the home line);
 # 6: the SMs' instruction caches (schedulers' itag/iready/iuse/iseen/istat, warps' W_ILINE/W_IREADY);
 # 7: their sets and L2-presence slots are spread by kernel (icache._spread), so version-6 entries sit
-# in other sets; 8: a SHA-256 of the file before its end record, in the zip comment
+# in other sets; 8: a SHA-256 of the file before its end record, in the zip comment, and the L1's
+# write-allocation state (written-line flags and byte masks, a per-SM count of written lines)
 FORMAT_VERSION = 8
 MANIFEST = "manifest.json"
 _DIGEST_TAG = b"warpsim-sha256:"

@@ -125,9 +125,21 @@ def load_gpu(name_or_path: str, overrides: Sequence[str] = ()) -> GPUConfig:
         err.text = exc.text     # the override, for callers (already in the message)
         raise err from None
     try:
-        return check(build(raw))
+        cfg = check(build(raw))
     except ConfigIssue as issue:
         raise InputError(_explain(issue, parsed), path=where, key=issue.key) from None
+    _refuse_unread(cfg, overrides, where)
+    return cfg
+
+
+def _refuse_unread(cfg: GPUConfig, overrides: Sequence[str], where: str) -> None:
+    """An override this description's own settings make the model ignore is an error, not a no-op."""
+    for text in overrides:
+        key = text.partition("=")[0].strip()
+        if key == "l1d.write_ratio_pct" and not cfg.l1d.write_allocate:
+            raise InputError(f"--set {text}: has no effect: this GPU's L1 does not allocate lines on writes "
+                             "(l1d.write_allocate = false), so no share of it is kept for written lines; "
+                             "add --set l1d.write_allocate=true", path=where, key=key)
 
 
 def load_dict(raw: dict[str, Any], source: str = "<dict>") -> GPUConfig:

@@ -21,10 +21,7 @@ IGNORED_BY: dict[str, tuple[str, ...]] = {
 }
 OTHER = {"fixed": "hierarchy", "hierarchy": "fixed"}
 # Read by no model: kept in the descriptions for Accel-Sim's value, refused as an override.
-NOT_MODELLED = {
-    "l1d.write_ratio_pct": "the L1 does not allocate lines on writes (write-through, no allocate: "
-                           "docs/memory.md), so there is no share of it to reserve for them",
-}
+NOT_MODELLED: dict[str, str] = {}
 
 
 def check_model_overrides(model: str, overrides: Sequence[str]) -> None:

@@ -130,7 +130,13 @@ class L1D:
     banks: int
     latency: int
     adaptive: bool
+    # with write_allocate, lines written since they were allocated are kept from eviction while they
+    # are fewer than this share of the L1 (Accel-Sim's -gpgpu_l1_cache_write_ratio)
     write_ratio_pct: int
+    # a store that misses allocates its line, and a sector becomes readable once all its bytes are
+    # written (lazy fetch-on-read, Accel-Sim's 'L' write-allocate policy: Volta and later, as the
+    # TITAN V's l1_lat and the H200's store lookups show); false: stores never allocate
+    write_allocate: bool = True
 
     @property
     def size_bytes(self) -> int:

@@ -104,6 +104,8 @@ def build_hierarchy(gpu) -> HierState:
     p[S.P_L1_MQ] = l1.miss_queue
     p[S.P_L1_BANKS] = l1.banks
     p[S.P_L1_LAT] = l1.latency
+    p[S.P_L1_WALLOC] = 1 if l1.write_allocate else 0
+    p[S.P_L1_WR_PCT] = l1.write_ratio_pct
     p[S.P_SMEM_BANKS] = gpu.shared.banks
     p[S.P_SMEM_WIDTH] = gpu.shared.bank_width
     p[S.P_SMEM_LAT] = gpu.shared.latency
@@ -169,7 +171,7 @@ def build_hierarchy(gpu) -> HierState:
     R[:, S.RF_FREE] = np.arange(n_req - 1, -1, -1)
     SL = i64(S.N_SLF, n_slot)
     SL[S.SLF_FREE] = np.arange(n_slot - 1, -1, -1)
-    L1L = i64(3, n_sm, l1.sets, max_ways)
+    L1L = i64(S.N_L1L_WALLOC if l1.write_allocate else 3, n_sm, l1.sets, max_ways)
     L1L[S.LF_TAG] = S.NIL
     L2L = i64(6, n_sl, l2.sets, l2.assoc)
     L2L[S.LF_TAG] = S.NIL

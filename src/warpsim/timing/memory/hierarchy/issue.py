@@ -29,7 +29,7 @@ from warpsim.timing.memory.hierarchy.coalescer import (
     distinct_addresses,
     shared_conflict_ways,
 )
-from warpsim.timing.memory.hierarchy.l1d import l1_sector_valid, l1_touch
+from warpsim.timing.memory.hierarchy.l1d import l1_sector_valid, l1_touch, l1_write
 from warpsim.timing.memory.hierarchy.route import route_slice
 from warpsim.timing.memory.hierarchy.slots import slot_alloc, slot_free_count
 from warpsim.timing.memory.hierarchy.state import (
@@ -43,7 +43,6 @@ from warpsim.timing.memory.hierarchy.state import (
     P_L1_LAT,
     P_L1_MERGE,
     P_L1_MQ,
-    P_L1_SETS,
     P_PC,
     P_SMEM_BANKS,
     P_SMEM_LAT,
@@ -250,6 +249,7 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
     t_l1 = (start + p[P_L1_LAT]) * pc
     t_hit = (start + p[P_L1_LAT] + occ - 1) * pc
     lines_seen = 0
+    line_present = False
     for j in range(n):
         a = sec[j]
         if j == 0 or (sec[j] >> 7) != (sec[j - 1] >> 7) or sub[j] != sub[j - 1]:
@@ -263,14 +263,16 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
         hs.SMV[S.SM_ACC, sm] += 1
         w, ok = l1_sector_valid(hs, sm, a)
         if is_store:
-            if w >= 0:
+            # one tag lookup per line and instruction (Nsight's store lookup hits): a line this
+            # store allocates does not make its own later sectors hits
+            if j == 0 or (a >> 7) != (sec[j - 1] >> 7):
+                line_present = w >= 0
+            if line_present:
                 hs.ST[0, rtype, S_HIT] += 1
-                l1_touch(hs, sm, a >> 7, w)
-                if not ok and bm[j] == 0xFFFFFFFF:
-                    hs.L1L[S.LF_VALID, sm, (a >> 7) % p[P_L1_SETS], w] |= 1 << ((a >> 5) & 3)
             else:
                 hs.ST[0, rtype, S_MISS] += 1
                 hs.SMV[S.SM_MISS, sm] += 1
+            l1_write(hs, sm, a, bm[j], w)
             r = _new_request(hs, sm, slot, a, bm[j], rtype, RK_WRITE)
             hs.SL[S.SLF_PENDING, slot] += 1
             hs.SMV[S.SM_MQ_RES, sm] += 1

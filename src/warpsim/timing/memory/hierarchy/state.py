@@ -25,8 +25,8 @@ NIL = -1
  P_D_HASH, P_D_CHSHIFT, P_D_CHBITS, P_D_NBK, P_D_NBKGRP, P_D_CCD, P_D_RRD, P_D_RCD, P_D_RAS,
  P_D_RP, P_D_RC, P_D_CL, P_D_WL, P_D_CDLR, P_D_WR, P_D_CCDL, P_D_RTPL, P_D_BURST, P_D_DUAL,
  P_D_FRFCFS, P_D_QSIZE, P_D_LAT, P_D_ATOM, P_D_SUBBIT, P_WB_HI, P_WB_LO, P_TOTAL_THREADS,
- P_L2_ATOMIC, P_L2_ATOM_CYC, P_L2_PARTS, P_L2_FAR, P_L2_PART_WR_CYC,
- N_P) = range(61)
+ P_L2_ATOMIC, P_L2_ATOM_CYC, P_L2_PARTS, P_L2_FAR, P_L2_PART_WR_CYC, P_L1_WALLOC, P_L1_WR_PCT,
+ N_P) = range(63)
 
 # ---- mutable scalars sc[] -------------------------------------------------------------------
 (SC_LAST_CYCLE, SC_TNOW, SC_K_IC, SC_K_L2, SC_K_DR,
@@ -83,12 +83,17 @@ SLF_TOKEN, SLF_PENDING, SLF_FREE, SLF_DTOKEN, SLF_DCYCLE, N_SLF = range(6)
 EVF_TIME, EVF_CODE = 0, 1
 # L1L / L2L [rows, unit, sets, ways]: line state
 LF_TAG, LF_VALID, LF_LRU, LF_DIRTY, LF_PEND, LF_NEAR = range(6)
+# L1L rows past LRU exist only with l1d.write_allocate: LF_DIRTY = the line was written since it was
+# allocated (Accel-Sim's "modified"), then each sector's written bytes while it is not yet valid
+LF1_WBYTES = 4
+N_L1L_WALLOC = LF1_WBYTES + 4
 # LF_NEAR (L2 only): 1 = the way holds a copy of a line homed in another partition (l2.partitions > 1)
 HF_KEY, HF_VAL = 0, 1                                  # L1H / L2H [2, unit, table]: MSHR hash
 MF_HEAD, MF_TAIL, MF_CNT, MF_FREE = range(4)           # L1M / L2M [4, unit, entries]: MSHR entries
 # SMV [N_SMV, n_sm]
 (SM_MTOP, SM_MQ_HEAD, SM_MQ_TAIL, SM_MQ_LEN, SM_MQ_RES, SM_SRC_BUSY, SM_RDST_BUSY, SM_ACC, SM_MISS,
- SM_EPOCH, SM_WAIT, SM_PORT_FREE, SM_WAKE_LIST, N_SMV) = range(14)
+ SM_EPOCH, SM_WAIT, SM_PORT_FREE, SM_WAKE_LIST, SM_L1_DIRTY, N_SMV) = range(15)
+# SM_L1_DIRTY: the SM's L1 lines with LF_DIRTY set (l1d.write_ratio_pct protects them while fewer)
 # SM_PORT_FREE: first core cycle the SM's L1 data port (shared by its sub-cores' LDST units, and by
 # shared memory) can take the next instruction's sectors / shared-memory wavefronts
 # SM_EPOCH counts changes to an SM's L1 valid bits and L1 MSHRs (accepted instruction, read reply):
@@ -117,7 +122,8 @@ class HierState(NamedTuple):
     R: np.ndarray      # int64 [n_req, N_RF] request pool (RF_FREE column: free-list stack)
     SL: np.ndarray     # int64 [N_SLF, n_slot] instruction slots, done ring
     EV: np.ndarray     # int64 [n_ev, 2] event heap nodes: time (fs), code = kind | arg << EV_BITS
-    L1L: np.ndarray    # int64 [3, n_sm, sets, max_ways] tag (line address or -1), valid sectors, LRU
+    L1L: np.ndarray    # int64 [3 or N_L1L_WALLOC, n_sm, sets, max_ways] tag (line address or -1), valid
+    #                    sectors, LRU (then written-line flag and sector byte masks: write allocation)
     L1H: np.ndarray    # int64 [2, n_sm, H1] L1 MSHR hash: sector address -> entry
     L1M: np.ndarray    # int64 [4, n_sm, E1] L1 MSHR entries: merge chain head/tail/count, free ids
     SMV: np.ndarray    # int64 [N_SMV, n_sm] per-SM queues, ports, counters
