@@ -38,6 +38,8 @@ class Cache(_Open):
     misses: int | None = None
     miss_rate: float | None = None
     bank_conflicts: int | None = Field(None, description="L1: extra data-bank cycles")
+    fetched_with_sectors: int | None = Field(
+        None, description="L2: sectors read misses fetched beside their own (l2.fetch_granularity)")
     breakdown: dict[str, dict[str, int]] | None = Field(
         None, description="Accel-Sim TYPE -> STATUS -> sectors (hierarchy model)")
 

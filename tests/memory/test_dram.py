@@ -13,7 +13,9 @@ BASE = 0x7F0000000000
 
 @pytest.fixture(scope="module")
 def flat(qv100):
-    return variant(qv100, clocks={"core": 1000.0, "icnt": 1000.0, "l2": 1000.0, "dram": 1000.0})
+    """Equal clocks, and one sector per L2 miss: the DRAM's commands counted by hand."""
+    return variant(qv100, clocks={"core": 1000.0, "icnt": 1000.0, "l2": 1000.0, "dram": 1000.0},
+                   l2={"fetch_granularity": 32})
 
 
 def _same_bank(hs, a0, want_same_row):

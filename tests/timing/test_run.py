@@ -113,12 +113,13 @@ def test_launch_latency_adds_once_per_serial_kernel_with_the_memory_hierarchy():
     """Serial kernels: each kernel's first CTA waits sm.kernel_launch_latency with nothing else in
     flight, so lowering it by D shortens each kernel by D, memory traffic and all, up to the phase
     of the memory clocks against the core's (a few cycles; benchmarks/validation/
-    launch_sensitivity.py relies on it). Measured: 3,797 / 3,808 / 3,799 for D = 3,800."""
+    launch_sensitivity.py relies on it). Measured: 3,813 / 3,783 / 3,801 for D = 3,800 (3,797 / 3,808 /
+    3,799 before 64 B L2 fetches, whose second DRAM burst lands on another phase)."""
     def go(latency):
         cmds = [gather(n=1 << 13), vector_add(n=1 << 14, kid=2), gather(n=1 << 13, kid=3)]
         return run(cmds, "memory_model=hierarchy", f"sm.kernel_launch_latency={latency}")
 
     slow, fast = go(LAUNCH), go(1200)
     shifts = [a.cycles - b.cycles for a, b in zip(slow.kernels, fast.kernels, strict=True)]
-    assert all(abs(d - (LAUNCH - 1200)) <= 10 for d in shifts), shifts
+    assert all(abs(d - (LAUNCH - 1200)) <= 20 for d in shifts), shifts
     assert slow.total_cycles - fast.total_cycles == sum(shifts)

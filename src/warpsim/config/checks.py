@@ -194,6 +194,9 @@ def _check_caches(cfg: GPUConfig) -> None:
     if l2.partitions > min(l2.slices, cfg.sm.count):
         raise ConfigIssue("l2.partitions", f"{l2.partitions} partitions for {l2.slices} slices and "
                                            f"{cfg.sm.count} SMs: each needs at least one of both")
+    if l2.fetch_granularity not in (l2.sector, 2 * l2.sector, l2.line):
+        raise ConfigIssue("l2.fetch_granularity", f"is {l2.fetch_granularity} B: one sector "
+                          f"({l2.sector}), two ({2 * l2.sector}) or a line ({l2.line})")
     if l2.partitions > 1 and l2.slices % l2.partitions:
         raise ConfigIssue("l2.partitions", f"{l2.partitions} partitions do not split {l2.slices} slices "
                                            "evenly (each partition's slices hold copies of another's lines)")

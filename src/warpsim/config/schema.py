@@ -188,6 +188,10 @@ class L2:
     # L2 cycles a slice is held by a write of part of a sector (its data array merges the bytes
     # into the sector, with ECC a read-modify-write); 1 = as a full-sector write or a load
     partial_write_cycles: int = 1
+    # bytes an L2 read miss fetches at least (CUDA's cudaLimitMaxL2FetchGranularity): a request for
+    # part of an aligned granule also fetches its other sectors, unless valid or coming (the GV100's
+    # and the H200's counters: 1.5 L2 sector lookups per single-sector L1 miss, a third of them hits)
+    fetch_granularity: int = 64
 
     @property
     def slice_bytes(self) -> int:

@@ -13,8 +13,10 @@ A pending hit (HIT_RESERVED: the sector is already on its way) counts as a miss 
 schema, as in Accel-Sim's correlator. Against Nsight Compute an L1 read's pending hit is a hit, as
 its lookup counts it (the H200's l1tex load lookup hits equal HIT + HIT_RESERVED to the sector for
 atax, bicg, mvt, backprop's layerforward and pathfinder: docs/validation.md); the L2's stays a miss
-(no silicon count tells yet). The fixed memory model has no caches: its cache and DRAM counters are absent
-and those counters are reported as "not simulated".
+(no silicon count tells yet). Nsight also counts each sector an L2 read miss fetches beside its own
+(`l2.fetch_granularity`) as a lookup miss: so do l2_read_misses and l2_reads against it. The fixed
+memory model has no caches: its cache and DRAM counters are absent and those counters are reported
+as "not simulated".
 """
 
 from __future__ import annotations
@@ -50,6 +52,17 @@ def _cache(level: str, kind: str, what: str, pending_hits: bool = False) -> Call
     return get
 
 
+def _l2_nsight(what: str) -> Callable[[dict], float | None]:
+    """L2 reads as Nsight looks them up: each sector a miss fetched beside its own (l2.fetch_granularity)
+    is one more lookup, a miss."""
+    base = _cache("l2", R, what)
+
+    def get(k: dict) -> float | None:
+        v = base(k)
+        return None if v is None else v + float((k.get("l2") or {}).get("fetched_with_sectors", 0))
+    return get
+
+
 def _dram(what: str) -> Callable[[dict], float | None]:
     def get(k: dict) -> float | None:
         d = k.get("dram") or {}
@@ -74,13 +87,15 @@ COUNTERS: dict[str, Counter] = {c.name: c for c in (
     Counter("l1_write_hits", _cache("l1d", W, "hit"), ("L1_WH",), (L1T + "st_lookup_hit.sum",)),
     Counter("l1_write_misses", _cache("l1d", W, "miss"), ("L1_WM",), (L1T + "st_lookup_miss.sum",)),
     Counter("l2_read_hits", _cache("l2", R, "hit"), ("L2_RH",), (LTS + "read_lookup_hit.sum",)),
-    Counter("l2_read_misses", _cache("l2", R, "miss"), ("L2_RM",), (LTS + "read_lookup_miss.sum",)),
+    Counter("l2_read_misses", _cache("l2", R, "miss"), ("L2_RM",), (LTS + "read_lookup_miss.sum",),
+            nsight_sim=_l2_nsight("miss")),
     Counter("l2_write_hits", _cache("l2", W, "hit"), ("L2_WH",), (LTS + "write_lookup_hit.sum",)),
     Counter("l2_write_misses", _cache("l2", W, "miss"), ("L2_WM",), (LTS + "write_lookup_miss.sum",)),
     # the L2's sector traffic, whatever each cache calls a hit: a write to a sector the L2 allocates
     # without fetching is a hit to Nsight (and 0 write misses in every GV100 row), a miss to warpsim's
     # write-validate L2; a read of a sector already being filled is a miss here, a hit there
-    Counter("l2_reads", _cache("l2", R, "all"), (), (), sum_of=("l2_read_hits", "l2_read_misses")),
+    Counter("l2_reads", _cache("l2", R, "all"), (), (), sum_of=("l2_read_hits", "l2_read_misses"),
+            nsight_sim=_l2_nsight("all")),
     Counter("l2_writes", _cache("l2", W, "all"), (), (), sum_of=("l2_write_hits", "l2_write_misses")),
     Counter("dram_reads", _dram("reads"), ("DRAM_Rd",), ("dram__sectors_read.sum",)),
     Counter("dram_writes", _dram("writes"), ("DRAM_Wr",), ("dram__sectors_write.sum",)),

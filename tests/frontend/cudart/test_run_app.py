@@ -161,7 +161,8 @@ def test_timing_mode_events_report_simulated_time(build, cudart_env, tmp_path):
 @needs_nvcc
 def test_set_empties_the_l2_before_each_kernel_as_nsight_compute_does(build, cudart_env, tmp_path):
     """vecadd's two 20,000-byte inputs are copied in just before the kernel: warm they are L2 hits,
-    with `--set l2.flush_before_kernel=true` every one of their 2 x 625 sectors comes from DRAM."""
+    with `--set l2.flush_before_kernel=true` every one of their 2 x 625 sectors comes from DRAM, and
+    with each input's last one the other half of its 64 B fetch granule (l2.fetch_granularity)."""
     exe = build("vecadd", "-cudart", "shared")
     reads = {}
     for flush in ("false", "true"):
@@ -172,7 +173,7 @@ def test_set_empties_the_l2_before_each_kernel_as_nsight_compute_does(build, cud
         doc = json.loads(out.read_text())
         assert doc["overrides"] == [f"l2.flush_before_kernel={flush}"]
         reads[flush] = doc["kernels"][0]["dram"]["reads"]
-    assert reads == {"false": 0, "true": 2 * 625}
+    assert reads == {"false": 0, "true": 2 * (625 + 1)}
     r = run_app(cudart_env, "run-app", "--set", "l2.no_such_key=1", "--", str(exe))
     assert r.returncode != 0 and "no_such_key" in r.stderr and "Test PASSED" not in r.stdout
 

@@ -121,6 +121,7 @@ def build_hierarchy(gpu) -> HierState:
     p[S.P_L2_PARTS] = l2.partitions
     p[S.P_L2_FAR] = l2.far_latency
     p[S.P_L2_PART_WR_CYC] = l2.partial_write_cycles
+    p[S.P_L2_FETCH] = l2.fetch_granularity // l2.sector
     set_hash = l2.set_index if log2_exact(l2.sets) >= 0 else "linear"
     p[S.P_L2_SETHASH] = hash_code(set_hash, "l2.set_index", l2.sets)
     ic = gpu.icnt

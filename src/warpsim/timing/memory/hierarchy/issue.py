@@ -43,10 +43,12 @@ from warpsim.timing.memory.hierarchy.state import (
     P_L1_LAT,
     P_L1_MERGE,
     P_L1_MQ,
+    P_L2_FETCH,
     P_PC,
     P_SMEM_BANKS,
     P_SMEM_LAT,
     P_SMEM_WIDTH,
+    RF_PART_GRANULE,
     RK_ATOMIC,
     RK_READ,
     RK_READ_BYPASS,
@@ -256,6 +258,8 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
             lines_seen += 1
         if bypass:
             r = _new_request(hs, sm, slot, a, bm[j], rtype, RK_ATOMIC if is_atomic else RK_READ_BYPASS)
+            if not is_atomic and _part_granule(sec, n, j, p[P_L2_FETCH]):
+                hs.R[r, S.RF_FLAGS] = RF_PART_GRANULE
             hs.SL[S.SLF_PENDING, slot] += 1
             hs.SMV[S.SM_MQ_RES, sm] += 1
             heap_push(hs, t_l1, EV_MQ_PUSH, r)
@@ -297,6 +301,8 @@ def hier_issue(hs, cycle, sm, token, space, kind, flags, width, mask, addrs):
         mshr_alloc(hs.L1H, hs.L1M, hs.SMV[S.SM_MTOP], hs.R[:, S.RF_NEXT], sm, a, r)
         # the MSHR keeps the chain; the crossbar carries a separate copy of the primary request
         q = _new_request(hs, sm, NIL, a, bm[j], rtype, RK_READ)
+        if _part_granule(sec, n, j, p[P_L2_FETCH]):
+            hs.R[q, S.RF_FLAGS] = RF_PART_GRANULE
         hs.SMV[S.SM_MQ_RES, sm] += 1
         heap_push(hs, t_l1, EV_MQ_PUSH, q)
     hs.sc[SC_L1_TAG_LOOKUPS] += lines_seen
@@ -317,6 +323,21 @@ def _take_port(hs, cycle, sm, busy):
     start = max(cycle, hs.SMV[S.SM_PORT_FREE, sm])
     hs.SMV[S.SM_PORT_FREE, sm] = start + busy
     return start - cycle
+
+
+@jit
+def _part_granule(sec, n, j, g):
+    """Does the instruction leave out a sector of sec[j]'s aligned g-sector L2 fetch granule? (Its
+    sectors are sorted by address, so a granule's sectors in it are adjacent.)"""
+    if g <= 1:
+        return False
+    first = (sec[j] >> 5) - (sec[j] >> 5) % g
+    have = 0
+    for k in range(max(0, j - 3), min(n, j + 4)):
+        s = sec[k] >> 5
+        if first <= s < first + g:
+            have += 1
+    return have < g
 
 
 @jit

@@ -22,12 +22,14 @@ from warpsim.timing.memory.hierarchy.state import (
     F_MSHR_MERGE,
     NIL,
     P_L2_FAR,
+    P_L2_FETCH,
     P_L2_MERGE,
     P_L2_MQ,
     P_L2_PARTS,
     P_L2_WAYS,
     P_NSLICE,
     P_NSM,
+    RF_PART_GRANULE,
     RF_REPLY,
     RK_ATOMIC,
     RK_DRAM_READ,
@@ -42,6 +44,7 @@ from warpsim.timing.memory.hierarchy.state import (
     S_RESERVATION_FAIL,
     S_SECTOR_MISS,
     SC_DQ_TOTAL,
+    SC_L2_FETCHED_WITH,
     SC_L2OUT_TOTAL,
     SC_LRU_CLOCK,
     T_L2_WRBK,
@@ -49,6 +52,7 @@ from warpsim.timing.memory.hierarchy.state import (
 from warpsim.timing.memory.hierarchy.structs import (
     fifo_push,
     mshr_alloc,
+    mshr_alloc_empty,
     mshr_lookup,
     mshr_merge,
     mshr_release,
@@ -296,6 +300,14 @@ def l2_access(hs, sl, r):
     hs.L2L[S.LF_PEND, sl, st, w] |= 1 << b
     mshr_alloc(hs.L2H, hs.L2M, hs.SLV[S.SV_MTOP],
                hs.R[:, S.RF_NEXT], sl, a, r)
+    _dram_read(hs, sl, a, rtype)
+    if hs.p[P_L2_FETCH] > 1 and hs.R[r, S.RF_FLAGS] & RF_PART_GRANULE:
+        _fetch_granule(hs, sl, st, w, a, rtype)
+    return True
+
+
+@jit
+def _dram_read(hs, sl, a, rtype):
     d = pool_alloc(hs)
     hs.R[d, S.RF_KIND] = RK_DRAM_READ
     hs.R[d, S.RF_TYPE] = rtype
@@ -304,7 +316,30 @@ def l2_access(hs, sl, r):
     hs.R[d, S.RF_SM] = NIL
     hs.R[d, S.RF_BMASK] = FULL
     _to_dram(hs, sl, d)
-    return True
+
+
+@jit
+def _fetch_granule(hs, sl, st, w, a, rtype):
+    """A read miss for part of an aligned l2.fetch_granularity granule fetches its other sectors too
+    (each under an MSHR entry nobody waits on yet), except those valid or already coming; as far as
+    the MSHRs, the DRAM queue and the request pool allow."""
+    g = hs.p[P_L2_FETCH]
+    b = (a >> 5) & 3
+    first = b - b % g
+    have = hs.L2L[S.LF_VALID, sl, st, w] | hs.L2L[S.LF_PEND, sl, st, w]
+    for s in range(first, first + g):
+        if s == b or (have >> s) & 1:
+            continue
+        sa = ((a >> 7) << 7) | (s << 5)
+        if mshr_lookup(hs.L2H, sl, sa) >= 0:
+            continue
+        if (hs.SLV[S.SV_MTOP, sl] == 0 or hs.SLV[S.SV_DQ_LEN, sl] >= hs.p[P_L2_MQ]
+                or pool_free_count(hs) < 8):
+            return
+        mshr_alloc_empty(hs.L2H, hs.L2M, hs.SLV[S.SV_MTOP], sl, sa)
+        hs.L2L[S.LF_PEND, sl, st, w] |= 1 << s
+        _dram_read(hs, sl, sa, rtype)
+        hs.sc[SC_L2_FETCHED_WITH] += 1
 
 
 @jit

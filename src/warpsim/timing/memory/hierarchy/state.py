@@ -26,7 +26,7 @@ NIL = -1
  P_D_RP, P_D_RC, P_D_CL, P_D_WL, P_D_CDLR, P_D_WR, P_D_CCDL, P_D_RTPL, P_D_BURST, P_D_DUAL,
  P_D_FRFCFS, P_D_QSIZE, P_D_LAT, P_D_ATOM, P_D_SUBBIT, P_WB_HI, P_WB_LO, P_TOTAL_THREADS,
  P_L2_ATOMIC, P_L2_ATOM_CYC, P_L2_PARTS, P_L2_FAR, P_L2_PART_WR_CYC, P_L1_WALLOC, P_L1_WR_PCT,
- N_P) = range(63)
+ P_L2_FETCH, N_P) = range(64)
 
 # ---- mutable scalars sc[] -------------------------------------------------------------------
 (SC_LAST_CYCLE, SC_TNOW, SC_K_IC, SC_K_L2, SC_K_DR,
@@ -36,8 +36,9 @@ NIL = -1
  SC_IC_REQ_PKTS, SC_IC_REQ_FLITS, SC_IC_REP_PKTS, SC_IC_REP_FLITS,
  SC_SMEM_ACC, SC_SMEM_CONFLICT, SC_CONST_ACC, SC_ISSUE_FAIL, SC_DR_CYCLES, SC_L2_CYCLES,
  SC_IC_CYCLES, SC_POOL_HWM, SC_L1_TAG_LOOKUPS, SC_ICNT_STALL, SC_LOCAL_BASE,
- SC_WAKE_N, SC_WAKE_AT, SC_DRAM_SEQ, SC_L1_BANK_CONFLICT, SC_CONST_SERIAL,
- N_SC) = range(40)
+ SC_WAKE_N, SC_WAKE_AT, SC_DRAM_SEQ, SC_L1_BANK_CONFLICT, SC_CONST_SERIAL, SC_L2_FETCHED_WITH,
+ N_SC) = range(41)
+# SC_L2_FETCHED_WITH: sectors an L2 read miss fetched beside its own (l2.fetch_granularity)
 
 # ---- request types (stats rows) -------------------------------------------------------------
 T_GLOBAL_R, T_LOCAL_R, T_GLOBAL_W, T_LOCAL_W, T_ATOMIC, T_L2_WRBK, N_TYPES = range(7)
@@ -61,6 +62,7 @@ FAIL_NAMES = ("LINE_ALLOC_FAIL", "MISS_QUEUE_FULL", "MSHR_ENRTY_FAIL", "MSHR_MER
 RK_READ, RK_WRITE, RK_ATOMIC, RK_READ_BYPASS, RK_DRAM_READ, RK_DRAM_WRITE = _codes(6)
 # request flags
 RF_REPLY = 1          # travelling back to the SM (data or write ack)
+RF_PART_GRANULE = 2   # a read whose instruction wants only part of its L2 fetch granule
 
 # ---- heap event kinds -----------------------------------------------------------------------
 EV_SLOT_DEC, EV_MQ_PUSH, EV_L2_ARRIVE, EV_SM_ARRIVE, EV_DRAM_RET = _codes(5)

@@ -51,6 +51,9 @@ def collect_stats(hs: HierState) -> dict:
     l2 = _cache_summary(hs.ST[1], hs.FL[1])
     l2["per_slice_accesses"] = hs.SLV[S.SV_ACC].tolist()
     l2["per_slice_misses"] = hs.SLV[S.SV_MISS].tolist()
+    # sectors read misses fetched beside their own (l2.fetch_granularity): Nsight counts each as a
+    # lookup miss of its own
+    l2["fetched_with_sectors"] = int(sc[S.SC_L2_FETCHED_WITH])
     d = hs.d_st
     dram = {
         "reads": int(d[:, S.D_RD].sum()),
@@ -108,7 +111,8 @@ def derive(stats: dict, hs: HierState, elapsed_cycles: int | None = None) -> dic
 
 _COUNTERS = (S.SC_IC_REQ_PKTS, S.SC_IC_REQ_FLITS, S.SC_IC_REP_PKTS, S.SC_IC_REP_FLITS, S.SC_SMEM_ACC,
              S.SC_SMEM_CONFLICT, S.SC_CONST_ACC, S.SC_ISSUE_FAIL, S.SC_DR_CYCLES, S.SC_L2_CYCLES,
-             S.SC_IC_CYCLES, S.SC_L1_TAG_LOOKUPS, S.SC_ICNT_STALL, S.SC_L1_BANK_CONFLICT, S.SC_CONST_SERIAL)
+             S.SC_IC_CYCLES, S.SC_L1_TAG_LOOKUPS, S.SC_ICNT_STALL, S.SC_L1_BANK_CONFLICT, S.SC_CONST_SERIAL,
+             S.SC_L2_FETCHED_WITH)
 
 
 def reset_stats(hs: HierState) -> None:

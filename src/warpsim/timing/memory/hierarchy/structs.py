@@ -209,9 +209,26 @@ def mshr_alloc(H, M, mtop, r_next, row, key, r):
 
 
 @jit
+def mshr_alloc_empty(H, M, mtop, row, key):
+    """New MSHR entry for `key` that nobody waits on yet (a sector fetched beside another)."""
+    if mtop[row] == 0:
+        return NIL
+    mtop[row] -= 1
+    e = M[3, row, mtop[row]]
+    hmap_insert(H, row, key, e)
+    M[0, row, e] = NIL
+    M[1, row, e] = NIL
+    M[2, row, e] = 0
+    return e
+
+
+@jit
 def mshr_merge(M, r_next, row, e, r):
     r_next[r] = NIL
-    r_next[M[1, row, e]] = r
+    if M[1, row, e] == NIL:
+        M[0, row, e] = r
+    else:
+        r_next[M[1, row, e]] = r
     M[1, row, e] = r
     M[2, row, e] += 1
 
