@@ -28,7 +28,8 @@ FORMAT = "warpsim-checkpoint"
 # 6: the SMs' instruction caches (schedulers' itag/iready/iuse/iseen/istat, warps' W_ILINE/W_IREADY);
 # 7: their sets and L2-presence slots are spread by kernel (icache._spread), so version-6 entries sit
 # in other sets; 8: a SHA-256 of the file before its end record, in the zip comment, and the L1's
-# write-allocation state (written-line flags and byte masks, a per-SM count of written lines)
+# write-allocation state (written-line flags and byte masks, a per-SM count of written lines) and the
+# L2's fetch granularity (a parameter, a counter)
 FORMAT_VERSION = 8
 MANIFEST = "manifest.json"
 _DIGEST_TAG = b"warpsim-sha256:"
