@@ -37,6 +37,16 @@ def _store(hs, cycle, token, addrs, mask, width=4):
     settle(hs)
 
 
+def _pieces_then_load(gpu, pieces, load_addr):
+    """One lane writes `pieces` 8-byte words from BASE, then loads `load_addr`."""
+    hs = build_hierarchy(gpu)
+    for k in range(pieces):
+        _store(hs, 100 * k, 10 + k, [BASE + 8 * k], 1, width=8)
+    issue(hs, 1000, 0, 2, [load_addr])
+    settle(hs)
+    return hs
+
+
 def test_a_full_sector_store_makes_the_sector_readable(walloc, no_walloc):
     lat = walloc.l1d.latency
     for gpu, outcome in ((walloc, (1, 0, 0)), (no_walloc, (0, 1, 0))):
@@ -53,17 +63,9 @@ def test_a_full_sector_store_makes_the_sector_readable(walloc, no_walloc):
 
 def test_a_sector_written_in_pieces_is_readable_once_complete(walloc):
     """l1_lat's pattern: one thread writes its ring with 8-byte stores, then chases it."""
-    hs = build_hierarchy(walloc)
-    for k in range(3):
-        _store(hs, 100 * k, 10 + k, [BASE + 8 * k], 1, width=8)
-    issue(hs, 1000, 0, 2, [BASE + 8])                              # bytes written, sector incomplete
-    settle(hs)
+    hs = _pieces_then_load(walloc, 3, BASE + 8)                    # bytes written, sector incomplete
     assert _reads(hs) == (0, 0, 1)                                 # a miss inside a present line
-    hs2 = build_hierarchy(walloc)
-    for k in range(4):
-        _store(hs2, 100 * k, 10 + k, [BASE + 8 * k], 1, width=8)
-    issue(hs2, 1000, 0, 2, [BASE + 24])
-    settle(hs2)
+    hs2 = _pieces_then_load(walloc, 4, BASE + 24)
     assert _reads(hs2) == (1, 0, 0)
     st = collect_stats(hs2)["l1d"]["breakdown"]["GLOBAL_ACC_W"]
     assert (st["HIT"], st["MISS"]) == (3, 1)                       # ncu's store lookup hits
@@ -112,11 +114,7 @@ def test_above_the_write_ratio_written_lines_are_evicted_by_age(qv100):
 
 
 def test_without_write_allocation_nothing_changes_for_loads_after_stores(no_walloc):
-    hs = build_hierarchy(no_walloc)
-    for k in range(4):
-        _store(hs, 100 * k, 10 + k, [BASE + 8 * k], 1, width=8)
-    issue(hs, 1000, 0, 2, [BASE + 24])
-    settle(hs)
+    hs = _pieces_then_load(no_walloc, 4, BASE + 24)
     assert _reads(hs) == (0, 1, 0)
     st = collect_stats(hs)["l1d"]["breakdown"]["GLOBAL_ACC_W"]
     assert (st["HIT"], st["MISS"]) == (0, 4)

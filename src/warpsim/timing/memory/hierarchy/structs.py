@@ -194,23 +194,9 @@ def hmap_delete(H, row, key):
 
 
 @jit
-def mshr_alloc(H, M, mtop, r_next, row, key, r):
-    """New MSHR entry for `key` with `r` as its first waiting request; -1 when the table is full."""
-    if mtop[row] == 0:
-        return NIL
-    mtop[row] -= 1
-    e = M[3, row, mtop[row]]
-    hmap_insert(H, row, key, e)
-    M[0, row, e] = r
-    M[1, row, e] = r
-    M[2, row, e] = 1
-    r_next[r] = NIL
-    return e
-
-
-@jit
 def mshr_alloc_empty(H, M, mtop, row, key):
-    """New MSHR entry for `key` that nobody waits on yet (a sector fetched beside another)."""
+    """New MSHR entry for `key` that nobody waits on yet (a sector fetched beside another); -1 when
+    the table is full."""
     if mtop[row] == 0:
         return NIL
     mtop[row] -= 1
@@ -231,6 +217,15 @@ def mshr_merge(M, r_next, row, e, r):
         r_next[M[1, row, e]] = r
     M[1, row, e] = r
     M[2, row, e] += 1
+
+
+@jit
+def mshr_alloc(H, M, mtop, r_next, row, key, r):
+    """New MSHR entry for `key` with `r` as its first waiting request; -1 when the table is full."""
+    e = mshr_alloc_empty(H, M, mtop, row, key)
+    if e != NIL:
+        mshr_merge(M, r_next, row, e, r)
+    return e
 
 
 @jit
