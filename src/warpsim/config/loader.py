@@ -11,6 +11,7 @@ from typing import Any
 
 from warpsim.config.build import ConfigIssue, build
 from warpsim.config.checks import check
+from warpsim.config.models import check_read_overrides
 from warpsim.config.overrides import Override, apply_overrides
 from warpsim.config.schema import GPUConfig
 from warpsim.errors import InputError
@@ -128,18 +129,8 @@ def load_gpu(name_or_path: str, overrides: Sequence[str] = ()) -> GPUConfig:
         cfg = check(build(raw))
     except ConfigIssue as issue:
         raise InputError(_explain(issue, parsed), path=where, key=issue.key) from None
-    _refuse_unread(cfg, overrides, where)
+    check_read_overrides(cfg, overrides, where)
     return cfg
-
-
-def _refuse_unread(cfg: GPUConfig, overrides: Sequence[str], where: str) -> None:
-    """An override this description's own settings make the model ignore is an error, not a no-op."""
-    for text in overrides:
-        key = text.partition("=")[0].strip()
-        if key == "l1d.write_ratio_pct" and not cfg.l1d.write_allocate:
-            raise InputError(f"--set {text}: has no effect: this GPU's L1 does not allocate lines on writes "
-                             "(l1d.write_allocate = false), so no share of it is kept for written lines; "
-                             "add --set l1d.write_allocate=true", path=where, key=key)
 
 
 def load_dict(raw: dict[str, Any], source: str = "<dict>") -> GPUConfig:

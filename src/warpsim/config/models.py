@@ -10,7 +10,7 @@ ignore is refused instead of silently changing nothing (`--set l2.sets=4` with t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from warpsim.errors import InputError
 
@@ -20,16 +20,27 @@ IGNORED_BY: dict[str, tuple[str, ...]] = {
     "hierarchy": ("fixed_memory.",),
 }
 OTHER = {"fixed": "hierarchy", "hierarchy": "fixed"}
-# Read by no model: kept in the descriptions for Accel-Sim's value, refused as an override.
-NOT_MODELLED: dict[str, str] = {}
+# Read only where another field of the same description says so: key -> (read?, why not). A field
+# no model reads would be `lambda cfg: False`.
+READ_IF: dict[str, tuple[Callable, str]] = {
+    "l1d.write_ratio_pct": (lambda cfg: cfg.l1d.write_allocate,
+                            "this GPU's L1 does not allocate lines on writes (l1d.write_allocate = false), "
+                            "so no share of it is kept for written lines; add --set l1d.write_allocate=true"),
+}
+
+
+def check_read_overrides(cfg, overrides: Sequence[str], where: str) -> None:
+    """Refuse overrides the resolved description `cfg` itself makes the model ignore (READ_IF)."""
+    for text in overrides:
+        key = text.partition("=")[0].strip()
+        if key in READ_IF and not READ_IF[key][0](cfg):
+            raise InputError(f"--set {text}: has no effect: {READ_IF[key][1]}", path=where, key=key)
 
 
 def check_model_overrides(model: str, overrides: Sequence[str]) -> None:
     """Refuse overrides the `model` does not read (each override is `key=value`)."""
     for text in overrides:
         key = text.partition("=")[0].strip()
-        if key in NOT_MODELLED:
-            raise InputError(f"--set {key} has no effect: {NOT_MODELLED[key]}", key=key, text=text)
         for prefix in IGNORED_BY.get(model, ()):
             if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
                 raise InputError(

@@ -266,7 +266,8 @@ class Module:
         """
         k = self.kernel(kernel)
         timer = self.device.clock_timer
-        if (timer is None or mode != "timing") and clock_pcs(k).size:
+        reads_clock = clock_pcs(k).size > 0
+        if (timer is None or mode != "timing") and reads_clock:
             warn_once(f"kernel {k.name} reads the clock; executed without timing it counts emulation steps "
                       "(x4), not cycles (run-app --mode timing answers with simulated cycles)")
         g, b = _dim3(grid, "grid"), _dim3(block, "block")
@@ -299,11 +300,12 @@ class Module:
             if self.device.launch_listener is not None:     # memory as this launch sees it, before it runs
                 self.device.launch_listener(src, self.device)
             before = None
-            dependence = clock_dependence(k) if timer is not None and clock_pcs(k).size else None
+            timed = timer is not None and reads_clock
+            dependence = clock_dependence(k) if timed else None
             if dependence:
                 warn_once(f"kernel {k.name}: {dependence}; warpsim cannot feed simulated time back into "
                           "execution, so its clock reads count emulation steps (x4), not cycles")
-            elif timer is not None and clock_pcs(k).size:     # timed clock reads: a probe run first
+            elif timed:     # timed clock reads: a probe run first
                 before = (self.device.heap[:self.device.top].copy(), self.device.printf_sink,
                           len(self.device.printf_log))
                 self.device.printf_sink = None
