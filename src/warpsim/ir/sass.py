@@ -10,6 +10,8 @@ Deliberate choices where Accel-Sim's behaviour is odd or the IR contract is more
   contract in kinds.py says; Accel-Sim issues BAR/EXIT on the INT pipe with latency 1.
 * Ampere's table puts KILL on the tensor unit (a typo upstream); here it stays on the branch unit.
 * Hopper TMA/bulk-copy opcodes issue on LDST but carry no modelled memory traffic.
+* Hopper's IMAD/IMUL issue on the SP (FMA) unit with the INT latency class (Accel-Sim: the INT unit);
+  Volta, Turing and Ampere keep Accel-Sim's mapping (docs/sass.md says why).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Cat(Enum):
     TENSOR = "SPECIALIZED_UNIT_3"
     UDP = "SPECIALIZED_UNIT_4"      # uniform datapath
     TMA = "TMA_OP"                  # Hopper bulk copies (memory traffic not modelled)
+    FMA_INT = "FMA_INT_OP"          # integer multiply-add on the FMA pipe (Hopper's FMAheavy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +124,11 @@ _HOPPER_EXTRA: dict[Cat, tuple[str, ...]] = {
     Cat.BRA: _names("ELECT"),
     Cat.MEMBAR: _names("FENCE"),
     Cat.TENSOR: _names("QGMMA HGMMA IGMMA BGMMA"),
+    # GH100's FMA pipe ("FMAheavy") executes IMAD as well as FP32, leaving the ALU pipe the other integer
+    # ops: an H200 runs sdk/mergesort's mergeSortSharedKernel (92.1 M SASS warp instructions, integer
+    # bound) in 241,474 cycles; with IMAD on the INT unit the model took 286,276 (+18.6 %), on the FMA
+    # pipe 241,811 (+0.1 %). docs/sass.md, "IMAD on Hopper's FMA pipe".
+    Cat.FMA_INT: _names("IMAD IMUL IMUL32I"),
     Cat.TMA: _names("UBLKCP UBLKPF UBLKRED UTMALDG UTMAPF UTMAREDG UTMASTG UTMACCTL UTMACMDFLUSH"),
 }
 
@@ -175,6 +183,7 @@ _SIMPLE = {  # category -> (kind, unit, lat) for the non-memory categories
     Cat.TENSOR: (InstKind.ALU, Unit.TENSOR, LatClass.TENSOR),
     Cat.UDP: (InstKind.ALU, Unit.UDP, LatClass.UDP),
     Cat.TMA: (InstKind.ALU, Unit.LDST, LatClass.MEM),
+    Cat.FMA_INT: (InstKind.ALU, Unit.SP, LatClass.INT),
 }
 
 
@@ -278,12 +287,14 @@ class OpcodeDecoder:
 
 # ---- IR -> representative opcode (for the trace writer) --------------------------------------
 
-_REPRESENTATIVE: dict[tuple[int, int, int, int, int], str] = {
+_REPRESENTATIVE: dict[tuple[int, int, int, int, int], str | tuple[str, ...]] = {
     (InstKind.ALU, Unit.SP, LatClass.SP, MemSpace.NONE, 0): "FFMA",
     (InstKind.ALU, Unit.SP, LatClass.SP, MemSpace.NONE, FLAG_HALF_II): "HFMA2",
     (InstKind.ALU, Unit.SFU, LatClass.SFU, MemSpace.NONE, 0): "MUFU.RCP",
     (InstKind.ALU, Unit.DP, LatClass.DP, MemSpace.NONE, 0): "DFMA",
-    (InstKind.ALU, Unit.INT, LatClass.INT, MemSpace.NONE, 0): "IMAD",
+    # IMAD is an SP-unit op on Hopper (above): there the INT class falls back to IADD3
+    (InstKind.ALU, Unit.INT, LatClass.INT, MemSpace.NONE, 0): ("IMAD", "IADD3"),
+    (InstKind.ALU, Unit.SP, LatClass.INT, MemSpace.NONE, 0): "IMAD",
     (InstKind.NOP, Unit.INT, LatClass.INT, MemSpace.NONE, 0): "NOP",
     (InstKind.MEMBAR, Unit.LDST, LatClass.MEM, MemSpace.NONE, 0): "MEMBAR.SC.GPU",
     (InstKind.BARRIER, Unit.LDST, LatClass.MEM, MemSpace.NONE, 0): "BAR.SYNC",
@@ -332,12 +343,13 @@ class OpcodeEncoder:
         key = (kind, unit, lat, space, flags, width)
         if key in self._cache:
             return self._cache[key]
-        base = _REPRESENTATIVE.get((kind, unit, lat, space, flags))
+        bases = _REPRESENTATIVE.get((kind, unit, lat, space, flags), ())
         opcode = None
-        if base is not None:
+        for base in (bases,) if isinstance(bases, str) else bases:
             cand = base + _width_suffix(width) if space != MemSpace.NONE else base
             if self._decodes_to(cand, key):
                 opcode = cand
+                break
         self._cache[key] = opcode
         return opcode
 
