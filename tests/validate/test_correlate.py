@@ -195,3 +195,44 @@ def test_a_pending_l1_hit_is_a_miss_to_accelsim_and_a_hit_to_nsight(tmp_path):
     n = correlate([sim], ncu, ["l1_read_hits", "l1_read_misses"])["points"][0]["sim"]
     assert (a["l1_read_hits"], a["l1_read_misses"]) == (90, 910)
     assert (n["l1_read_hits"], n["l1_read_misses"]) == (400, 600)
+
+
+def _raw_export(tmp_path, cycles):
+    p = tmp_path / "ncu.csv"
+    p.write_text('"ID","Process Name","Kernel Name","gpc__cycles_elapsed.max"\n"","","","cycle"\n'
+                 + "".join(f'"{i}","app","vecadd","{c}"\n' for i, c in enumerate(cycles)))
+    return p
+
+
+def test_launches_cut_by_max_cycles_are_left_out_and_launches_can_be_aligned(tmp_path):
+    """A run cut short: two whole launches and a third stopped by --max-cycles, against four launches
+    on silicon. The cut one never counts; --align launch compares the first two with the first two."""
+    hw = _raw_export(tmp_path, [2000, 2200, 3000, 5000])
+    cut = {**_kernel("vecadd", 500, 10, (0, 0, 0, 0), (0, 0, 0, 0), 0, 0), "truncated": True}
+    sim = _sim_doc(tmp_path, [_kernel("vecadd", 1900, 10, (0, 0, 0, 0), (0, 0, 0, 0), 0, 0),
+                              _kernel("vecadd", 2300, 10, (0, 0, 0, 0), (0, 0, 0, 0), 0, 0), cut])
+    every = correlate([sim], hw, ["cycles"])
+    (p,) = every["points"]
+    assert (p["sim"]["cycles"], p["hw"]["cycles"], p["sim_launches"], p["hw_rows"]) == (2100, 3050, 2, 4)
+    assert every["truncated_launches_left_out"] == 1 and every["alignment"] == "all"
+    same = correlate([sim], hw, ["cycles"], align="launch")
+    (p,) = same["points"]
+    assert (p["sim"]["cycles"], p["hw"]["cycles"], p["sim_launches"], p["hw_rows"]) == (2100, 2100, 2, 2)
+    assert same["statistics"]["cycles"]["mae_pct"] == 0
+    only_cut = _sim_doc(tmp_path, [cut])
+    doc = correlate([only_cut], hw, ["cycles"])
+    assert not doc["points"] and "cut by --max-cycles" in doc["unmatched_sim_kernels"][0]
+    result = CliRunner().invoke(app, ["correlate", str(sim), str(hw), "--counters", "cycles", "--align",
+                                      "launch"])
+    assert result.exit_code == 0, result.output
+    assert "left out: 1 simulated launch" in result.output
+
+
+def test_launch_alignment_needs_per_launch_rows(tmp_path):
+    hw = tmp_path / "hw.csv"
+    hw.write_text(ACCELSIM_HEADER + "bp,vecadd,1,1,1,1,0,0,1,1,1,1,1,1,0,0,0,5,1\n")
+    sim = _sim_doc(tmp_path, [_kernel("vecadd", 5, 1, (0, 0, 0, 0), (0, 0, 0, 0), 0, 0)])
+    with pytest.raises(InputError, match="per-launch hardware rows"):
+        correlate([sim], hw, ["cycles"], align="launch")
+    with pytest.raises(InputError, match="unknown alignment"):
+        correlate([sim], hw, ["cycles"], align="median")

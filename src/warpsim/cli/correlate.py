@@ -24,6 +24,9 @@ def correlate(
     maps: list[str] = typer.Option([], "--map", help="match a simulated kernel to a hardware one: SIM=HW"),
     benchmark: str | None = typer.Option(None, "--benchmark", help="only hardware rows whose benchmark "
                                                                     "matches this regular expression"),
+    align: str = typer.Option("all", "--align", help="all: each kernel's mean over every launch on both "
+                              "sides; launch: over the same launches (the n-th simulated launch with the "
+                              "n-th hardware launch; Nsight exports), for a run cut short"),
     json_out: Path | None = typer.Option(None, "--json", help="write the correlation document (JSON)"),
     html_out: Path | None = typer.Option(None, "--html",
                                          help="write an HTML page with one scatter per counter"),
@@ -41,7 +44,7 @@ def correlate(
         raise InputError("give one or more result documents (.json) and one or more hardware CSVs (.csv)",
                          key="files", text=" ".join(str(f) for f in files))
     doc = run_correlate(sims, hw, parse_counter_list(counters), mapping=C.parse_maps(maps),
-                        benchmark=benchmark)
+                        benchmark=benchmark, align=align)
     if json_out:
         write_json(doc, json_out)
     if html_out:
@@ -53,5 +56,9 @@ def correlate(
         for row in td.rows:
             t.add_row(*row)
         out_console.print(t)
+    err = Console(stderr=True)
     for line in doc["unmatched_sim_kernels"]:
-        Console(stderr=True).print(f"unmatched: {line}", highlight=False)
+        err.print(f"unmatched: {line}", highlight=False)
+    if doc["truncated_launches_left_out"]:
+        err.print(f"left out: {doc['truncated_launches_left_out']} simulated launch(es) cut by --max-cycles",
+                  highlight=False)

@@ -5,7 +5,11 @@ Kernels are matched by name: the explicit map first (`--map sim=hw`), then equal
 unique hardware kernel whose base name contains the simulated one (or the reverse), then a
 unique one sharing a name word of at least 6 letters (generic words such as "kernel" do not
 count). A kernel launched several times is one point: the mean per launch on both sides
-(Accel-Sim's hardware CSV already holds means per launch).
+(Accel-Sim's hardware CSV already holds means per launch), or with `align="launch"` the mean over
+the same launches on both sides: the n-th simulated launch of a kernel with its n-th hardware launch
+(Nsight exports list launches in order), so a run cut short is compared with the launches it ran.
+A simulated launch cut by `--max-cycles` (`truncated`) is never a point's member: its counters stop
+mid-kernel.
 """
 
 from __future__ import annotations
@@ -69,13 +73,19 @@ class Point:
     hw: dict[str, float | None] = field(default_factory=dict)
 
 
+ALIGNMENTS = {"all": "mean per launch on both sides, over every launch of each",
+              "launch": "mean per launch over the same launches: the n-th simulated launch of a kernel "
+                        "with its n-th hardware launch"}
+
+
 def _mean(values: list[float | None]) -> float | None:
     vals = [v for v in values if v is not None]
     return sum(vals) / len(vals) if len(vals) == len(values) and vals else None
 
 
 def load_sim(paths: Sequence[Path]) -> tuple[dict[str, tuple[str, list[dict]]], list[str]]:
-    """kernel name -> (workload, launch documents) over all result documents; and the memory models."""
+    """kernel name -> (workload, launch documents, truncated ones included) over all result documents,
+    in launch order; and the memory models."""
     out: dict[str, tuple[str, list[dict]]] = {}
     models = []
     for p in paths:
@@ -146,11 +156,19 @@ def read_hardware_files(hw_paths: Sequence[str | Path]) -> tuple[str, list[HwKer
 
 def correlate(sim_paths: Sequence[str | Path], hw_path: str | Path | Sequence[str | Path],
               counters: Sequence[str] | None = None, *, mapping: Mapping[str, str] | None = None,
-              benchmark: str | None = None) -> dict:
-    """The correlation document: matched points, per-counter statistics, unmatched kernels."""
+              benchmark: str | None = None, align: str = "all") -> dict:
+    """The correlation document: matched points, per-counter statistics, unmatched kernels.
+
+    `align`: "all" averages every launch on each side; "launch" pairs the simulated launches of a
+    kernel with the hardware's launches of the same rank (per-launch Nsight exports only)."""
+    if align not in ALIGNMENTS:
+        raise InputError(f"unknown alignment {align!r} (choose {' or '.join(ALIGNMENTS)})", key="--align")
     names = list(counters or COUNTERS)
     hw_paths = [hw_path] if isinstance(hw_path, str | Path) else list(hw_path)
     fmt, hw_kernels = read_hardware_files(hw_paths)
+    if align == "launch" and not fmt.startswith("nsight"):
+        raise InputError(f"--align launch needs per-launch hardware rows (Nsight Compute exports); "
+                         f"{fmt} rows are already means per kernel", key="--align")
     if benchmark:
         hw_kernels = [k for k in hw_kernels if re.search(benchmark, k.benchmark, re.IGNORECASE)]
         if not hw_kernels:
@@ -160,10 +178,19 @@ def correlate(sim_paths: Sequence[str | Path], hw_path: str | Path | Sequence[st
         groups.setdefault((k.benchmark, k.kernel), []).append(k)
     sim, models = load_sim([Path(p) for p in sim_paths])
     pairs, missed = match(list(sim), list(groups), {n: w for n, (w, _) in sim.items()}, mapping or {})
-    points = []
+    points, dropped = [], 0
     for sname, key, how in pairs:
-        launches = sim[sname][1]
+        ranked = [(i, k) for i, k in enumerate(sim[sname][1]) if not k.get("truncated")]
+        dropped += len(sim[sname][1]) - len(ranked)
         hws = groups[key]
+        if align == "launch":
+            ranked = [(i, k) for i, k in ranked if i < len(hws)]
+            hws = [hws[i] for i, _ in ranked]
+        launches = [k for _, k in ranked]
+        if not launches:
+            missed.append(f"{sname}: no simulated launch to compare (every one cut by --max-cycles"
+                          + (" or beyond the hardware's launches)" if align == "launch" else ")"))
+            continue
         p = Point(sname, key[1], key[0], how, len(launches), len(hws))
         for c in names:
             get = COUNTERS[c].sim_for(fmt)
@@ -184,4 +211,5 @@ def correlate(sim_paths: Sequence[str | Path], hw_path: str | Path | Sequence[st
             "simulation_files": [str(p) for p in sim_paths],
             "memory_model": ", ".join(sorted(set(models))), "counters": names, "statistics": stats,
             "points": [asdict(p) for p in points], "unmatched_sim_kernels": missed,
-            "aggregation": "mean per launch on both sides"}
+            "truncated_launches_left_out": dropped, "alignment": align,
+            "aggregation": ALIGNMENTS[align]}
