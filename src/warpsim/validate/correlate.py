@@ -188,8 +188,8 @@ def correlate(sim_paths: Sequence[str | Path], hw_path: str | Path | Sequence[st
             hws = [hws[i] for i, _ in ranked]
         launches = [k for _, k in ranked]
         if not launches:
-            missed.append(f"{sname}: no simulated launch to compare (every one cut by --max-cycles"
-                          + (" or beyond the hardware's launches)" if align == "launch" else ")"))
+            why = "cut by --max-cycles" + (" or beyond the hardware's launches" if align == "launch" else "")
+            missed.append(f"{sname}: no simulated launch to compare (every one {why})")
             continue
         p = Point(sname, key[1], key[0], how, len(launches), len(hws))
         for c in names:
